@@ -1,0 +1,56 @@
+/* change.c: propagation type changes (semantics.md 2) and namespace
+ * copies (8).  Neither touches the kernel's table: no steps but for the
+ * copy's binds.
+ */
+#include <errno.h>
+#include "journal.h"
+
+static int one_type(int flags)
+{
+	int t = flags & ~(PROP_REC | PROP_SILENT);
+	if (t == PROP_SHARED || t == PROP_SLAVE || t == PROP_PRIVATE ||
+	    t == PROP_UNBINDABLE)
+		return t;
+	return 0;
+}
+
+/* mount --make-[r]shared|slave|private|unbindable (2.1, 2.4). */
+int op_change(struct graph *g, const struct caller *c, struct loc at, int flags)
+{
+	struct mount *m = at.m;
+	int type = one_type(flags);
+	bool rec = flags & PROP_REC;
+
+	if (!c->privileged)
+		return -EPERM;
+	if (strcmp(at.dir, m->root) != 0 || !type)
+		return -EINVAL;
+	if (m->ns != c->ns)
+		return -EINVAL;
+	/* rshared takes every missing group id first, in pre-order */
+	if (type == PROP_SHARED)
+		for (struct mount *p = m; p; p = rec ? next_in_tree(p, m) : NULL)
+			set_shared(g, p);
+	for (struct mount *p = m; p; p = rec ? next_in_tree(p, m) : NULL)
+		change_propagation(g, p, type);
+	return 0;
+}
+
+/* clone(CLONE_NEWNS) within one user namespace: every mount copied, peers
+ * joining the original's groups, slaves following the same masters. */
+int op_copy_ns(struct graph *g, const struct caller *c, struct ns **out)
+{
+	if (!c->privileged)
+		return -EPERM;
+	struct ns *ns = ns_new(g);
+	struct mount *old = c->ns->root;
+	ns->root = copy_tree(g, old, old->root,
+			     CL_RECURSIVE | CL_COPY_UNBINDABLE, ns);
+	for (struct mount *p = ns->root; p; p = next_in_tree(p, ns->root)) {
+		plan_step(g, p->src ? STEP_BIND : STEP_NEW, p, p->src,
+			  p->parent, p->mp, 0);
+		p->src = NULL;
+	}
+	*out = ns;
+	return 0;
+}

@@ -1,0 +1,337 @@
+/* dry.c: the dry run's commands: util-linux mount/umount/mkdir as engine
+ * operations, one plan each, committed when the operation succeeds.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dry.h"
+
+#define MAXW 16
+
+int dry_init(struct dry *d, unsigned max_mounts)
+{
+	struct loc host, at;
+	char *buf;
+	graph_init(&d->g, max_mounts);
+	d->g.check = d->check;
+	d->ns = ns_new(&d->g);
+	if (graph_set_root(&d->g, d->ns, fs_new(&d->g, "rootfs", NULL),
+			   "rootfs", MNT_RELATIME) < 0)
+		return -1;
+	host = (struct loc){ d->ns->root, "/" };
+	if (lookup(d, host, d->base, true, &at, &buf) < 0)
+		return -1;
+	struct caller c = { true, d->ns, host };
+	plan_begin(&d->g);
+	int err = op_mount_fs(&d->g, &c, at, fs_new(&d->g, "tmpfs", NULL),
+			      "BASE", MNT_RELATIME);
+	free(buf);
+	if (err) {
+		plan_abandon(&d->g);
+		return -1;
+	}
+	return plan_commit(&d->g);
+}
+
+void dry_free(struct dry *d)
+{
+	struct dirs *s, *t;
+	struct dent *e, *f;
+	HASH_ITER(hh, d->dirs, s, t) {
+		HASH_ITER(hh, s->set, e, f) {
+			HASH_DEL(s->set, e);
+			free(e->path);
+			free(e);
+		}
+		HASH_DEL(d->dirs, s);
+		free(s);
+	}
+	for (size_t i = 0; i < d->nholds; i++)
+		free(d->holds[i].name);
+	free(d->holds);
+	graph_free(&d->g);
+}
+
+static bool held(void *ctx, const struct mount *m)
+{
+	struct dry *d = ctx;
+	for (size_t i = 0; i < d->nholds; i++)
+		if (d->holds[i].seq == m->seq)
+			return true;
+	return false;
+}
+
+/* Split a line into words, bash-like: quotes, backslashes, $B and ${B}. */
+static int split(const struct dry *d, const char *s, char *w[MAXW])
+{
+	int n = 0;
+	while (*s) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s || *s == '#')
+			break;
+		size_t cap = strlen(s) + strlen(d->base) * 8 + 1, len = 0;
+		char *out = malloc(cap), q = 0;
+		if (!out || n == MAXW)
+			abort();
+		for (; *s && (q || (*s != ' ' && *s != '\t')); s++) {
+			if (!q && (*s == '\'' || *s == '"')) {
+				q = *s;
+			} else if (q && *s == q) {
+				q = 0;
+			} else if (q != '\'' && *s == '\\' && s[1]) {
+				out[len++] = *++s;
+			} else if (q != '\'' && strncmp(s, "${B}", 4) == 0) {
+				len += (size_t)sprintf(out + len, "%s", d->base);
+				s += 3;
+			} else if (q != '\'' && strncmp(s, "$B", 2) == 0) {
+				len += (size_t)sprintf(out + len, "%s", d->base);
+				s += 1;
+			} else {
+				out[len++] = *s;
+			}
+		}
+		out[len] = '\0';
+		w[n++] = out;
+	}
+	return n;
+}
+
+struct cmd {
+	struct dry *d;
+	struct caller c;
+	char **w;
+	int n;
+};
+
+/* Look up w[i] for the command's caller; the result's dir is in *buf. */
+static int at(struct cmd *k, int i, struct loc *l, char **buf)
+{
+	return i < k->n ? lookup(k->d, k->c.root, k->w[i], false, l, buf)
+			: -EINVAL;
+}
+
+static int do_new(struct cmd *k)
+{
+	struct loc l;
+	char *buf;
+	if (k->n != 5 || strcmp(k->w[1], "-t") != 0)
+		return -EINVAL;
+	int err = at(k, 4, &l, &buf);
+	if (err)
+		return err;
+	err = op_mount_fs(&k->d->g, &k->c, l, fs_new(&k->d->g, k->w[2], NULL),
+			  k->w[3], MNT_RELATIME);
+	free(buf);
+	return err;
+}
+
+static int do_two(struct cmd *k, const char *opt)
+{
+	struct loc from, to;
+	char *b1, *b2;
+	int err = at(k, 2, &from, &b1);
+	if (err)
+		return err;
+	err = at(k, 3, &to, &b2);
+	if (!err) {
+		if (strcmp(opt, "--move") == 0)
+			err = op_move(&k->d->g, &k->c, from, to);
+		else
+			err = op_bind(&k->d->g, &k->c, from, to,
+				      strcmp(opt, "--rbind") == 0);
+		free(b2);
+	}
+	free(b1);
+	return err;
+}
+
+static int make_flags(const char *opt)
+{
+	static const struct { const char *name; int flags; } t[] = {
+		{ "shared", PROP_SHARED }, { "slave", PROP_SLAVE },
+		{ "private", PROP_PRIVATE }, { "unbindable", PROP_UNBINDABLE },
+	};
+	bool rec = strncmp(opt, "--make-r", 8) == 0;
+	const char *type = opt + (rec ? 8 : 7);
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (strcmp(type, t[i].name) == 0)
+			return t[i].flags | (rec ? PROP_REC : 0);
+	return 0;
+}
+
+static int do_mount(struct cmd *k)
+{
+	if (k->n < 2)
+		return -EINVAL;
+	const char *opt = k->w[1];
+	if (strcmp(opt, "-t") == 0)
+		return do_new(k);
+	if (strcmp(opt, "--bind") == 0 || strcmp(opt, "--rbind") == 0 ||
+	    strcmp(opt, "--move") == 0)
+		return k->n == 4 ? do_two(k, opt) : -EINVAL;
+	int flags = strncmp(opt, "--make-", 7) == 0 ? make_flags(opt) : 0;
+	if (!flags || k->n != 3)
+		return -EINVAL;
+	struct loc l;
+	char *buf;
+	int err = at(k, 2, &l, &buf);
+	if (!err) {
+		err = op_change(&k->d->g, &k->c, l, flags);
+		free(buf);
+	}
+	return err;
+}
+
+static int do_umount(struct cmd *k)
+{
+	int flags = k->n == 3 && strcmp(k->w[1], "-l") == 0 ? UM_DETACH : 0;
+	struct loc l;
+	char *buf;
+	if (k->n != (flags ? 3 : 2))
+		return -EINVAL;
+	int err = at(k, k->n - 1, &l, &buf);
+	if (!err) {
+		err = op_umount(&k->d->g, &k->c, l, flags, held, k->d);
+		free(buf);
+	}
+	return err;
+}
+
+static void do_mkdir(struct cmd *k)
+{
+	for (int i = 2; i < k->n; i++) {
+		struct loc l;
+		char *buf;
+		if (lookup(k->d, k->c.root, k->w[i], true, &l, &buf) == 0)
+			free(buf);
+	}
+}
+
+static void do_hold(struct cmd *k, bool hold)
+{
+	struct dry *d = k->d;
+	if (k->n != 2)
+		return;
+	if (!hold) {
+		for (size_t i = 0; i < d->nholds; i++)
+			if (strcmp(d->holds[i].name, k->w[1]) == 0) {
+				free(d->holds[i].name);
+				d->holds[i] = d->holds[--d->nholds];
+				return;
+			}
+		return;
+	}
+	struct loc l;
+	char *buf;
+	if (at(k, 1, &l, &buf))
+		return;
+	free(buf);
+	d->holds = realloc(d->holds, (d->nholds + 1) * sizeof *d->holds);
+	if (!d->holds || !(d->holds[d->nholds].name = strdup(k->w[1])))
+		abort();
+	d->holds[d->nholds++].seq = l.m->seq;
+}
+
+static void trace_plan(const struct graph *g)
+{
+	for (size_t i = 0; i < g->nsteps; i++) {
+		const struct step *s = &g->steps[i];
+		printf("    step %s mount %u", step_name(s->kind), s->mnt);
+		if (s->src)
+			printf(" from %u", s->src);
+		if (s->parent)
+			printf(" on %u at %s", s->parent, s->dir);
+		printf("%s\n", s->flags & UM_DETACH ? " (lazy)" : "");
+	}
+}
+
+/* One mount-family command as one plan; prints its result line. */
+static int run_op(struct cmd *k, bool is_mount)
+{
+	struct graph *g = &k->d->g;
+	plan_begin(g);
+	int err = is_mount ? do_mount(k) : do_umount(k);
+	if (err) {
+		plan_abandon(g);
+		printf("L%u %s\n", k->d->line, strerrorname_np(-err));
+		return 0;
+	}
+	if (k->d->trace)
+		trace_plan(g);
+	err = plan_commit(g);
+	printf("L%u OK\n", k->d->line);
+	if (err)
+		fprintf(stderr, "sharedry: line %u: invariant broken\n",
+			k->d->line);
+	return err;
+}
+
+static int run_line(struct dry *d, char **w, int n)
+{
+	struct cmd k = { d, { true, d->ns, { d->ns->root, "/" } }, w, n };
+	char *rootbuf = NULL;
+	int err = 0;
+
+	if (n >= 2 && strcmp(w[0], "chroot") == 0) {
+		if (lookup(d, k.c.root, w[1], false, &k.c.root, &rootbuf) < 0) {
+			printf("L%u ENOENT\n", d->line);
+			return 0;
+		}
+		k.w += 2;
+		k.n -= 2;
+	}
+	if (k.n == 0)
+		;
+	else if (strcmp(k.w[0], "mount") == 0 || strcmp(k.w[0], "umount") == 0)
+		err = run_op(&k, k.w[0][0] == 'm');
+	else if (strcmp(k.w[0], "mkdir") == 0 && k.n >= 2 &&
+		 strcmp(k.w[1], "-p") == 0)
+		do_mkdir(&k);
+	else if (strcmp(k.w[0], "hold") == 0 || strcmp(k.w[0], "release") == 0)
+		do_hold(&k, k.w[0][0] == 'h');
+	else if (d->trace)
+		printf("# skipped: %s\n", k.w[0]);
+	free(rootbuf);
+	return err;
+}
+
+int dry_run(struct dry *d, FILE *in)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int err = 0;
+	while (!err && getline(&line, &cap, in) >= 0) {
+		char *w[MAXW];
+		d->line++;
+		line[strcspn(line, "\n")] = '\0';
+		if (d->trace && line[0] && line[0] != '#')
+			printf("$ %s\n", line);
+		int n = split(d, line, w);
+		err = run_line(d, w, n);
+		for (int i = 0; i < n; i++)
+			free(w[i]);
+	}
+	free(line);
+	return err;
+}
+
+int dry_view(struct dry *d, const char *dir)
+{
+	struct loc host = { d->ns->root, "/" }, root;
+	char *buf;
+	if (lookup(d, host, dir, false, &root, &buf) < 0) {
+		fprintf(stderr, "sharedry: view %s: no such directory\n", dir);
+		return -1;
+	}
+	printf("--- view %s\n", dir);
+	render_mountinfo(&d->g, d->ns, root, stdout);
+	free(buf);
+	return 0;
+}
+
+void dry_tree(struct dry *d)
+{
+	struct loc host = { d->ns->root, "/" };
+	render_tree(d->ns, host, stdout);
+}

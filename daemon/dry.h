@@ -1,0 +1,35 @@
+/* dry.h: the dry-run model around the engine: directories per filesystem,
+ * path lookup through the mount graph, and the script commands. */
+#ifndef LS_DRY_H
+#define LS_DRY_H
+
+#include "engine.h"
+
+struct dent { char *path; UT_hash_handle hh; };
+struct dirs { unsigned fs; struct dent *set; UT_hash_handle hh; };
+struct hold { char *name; uint64_t seq; };
+
+struct dry {
+	struct graph g;
+	struct ns *ns;
+	const char *base;
+	bool trace, tree, check;
+	struct dirs *dirs;
+	struct hold *holds;
+	size_t nholds;
+	unsigned line;
+};
+
+int dry_init(struct dry *d, unsigned max_mounts);
+void dry_free(struct dry *d);
+int dry_run(struct dry *d, FILE *in);
+int dry_view(struct dry *d, const char *dir);
+void dry_tree(struct dry *d);
+
+/* dry_path.c */
+bool dir_exists(struct dry *d, const struct fs *fs, const char *dir);
+void dir_add(struct dry *d, const struct fs *fs, const char *dir);
+int lookup(struct dry *d, struct loc root, const char *path, bool create,
+	   struct loc *out, char **dirbuf);
+
+#endif

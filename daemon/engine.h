@@ -1,0 +1,181 @@
+/* engine.h: the propagation engine (semantics.md sections 1 to 9).
+ *
+ * Pure: no syscalls, no I/O besides the FILE * handed to the renderers.
+ * Error convention: functions return 0 or a negative errno and never log.
+ *
+ * An operation runs inside a plan: it changes the graph under an undo
+ * journal and appends the plain kernel steps (bind, move, umount of private
+ * mounts) that realise the change.  plan_commit() keeps the result,
+ * plan_abandon() restores the graph exactly as it was.  Outside a plan
+ * nothing changes.
+ */
+#ifndef LS_ENGINE_H
+#define LS_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <uthash.h>
+#include "list.h"
+
+/* Per-mount flags, shown in mountinfo field 6 (semantics.md 1.5.1). */
+enum {
+	MNT_RDONLY = 1 << 0, MNT_NOSUID = 1 << 1, MNT_NODEV = 1 << 2,
+	MNT_NOEXEC = 1 << 3, MNT_NOATIME = 1 << 4, MNT_NODIRATIME = 1 << 5,
+	MNT_RELATIME = 1 << 6, MNT_NOSYMFOLLOW = 1 << 7,
+};
+
+/* Propagation types, as the mount(2) flag bits that request them. */
+enum { PROP_UNBINDABLE = 1 << 17, PROP_PRIVATE = 1 << 18,
+       PROP_SLAVE = 1 << 19, PROP_SHARED = 1 << 20, PROP_REC = 1 << 14,
+       PROP_SILENT = 1 << 15 };
+
+/* umount2(2) flags. */
+enum { UM_FORCE = 1, UM_DETACH = 2, UM_EXPIRE = 4, UM_NOFOLLOW = 8 };
+
+struct fs {                    /* a filesystem instance (superblock) */
+	unsigned id;
+	unsigned dev;          /* minor of the anonymous device: 0:dev */
+	char *type;
+	char *opts;            /* filesystem options for field 11, or "" */
+	bool rdonly;           /* superblock read-only */
+	unsigned refs;         /* mounts using it */
+};
+
+struct ns {                    /* a mount namespace */
+	unsigned id;
+	unsigned count;        /* attached mounts, for the mount limit */
+	unsigned pending;      /* scratch: mounts an operation would add */
+	struct mount *root;
+	struct list link;      /* in graph.nss */
+};
+
+struct mount {
+	unsigned id;           /* smallest free (1.4) */
+	uint64_t seq;          /* creation order: mountinfo line order */
+	struct mount *parent;  /* NULL: namespace root, or detached */
+	char *mp;              /* mountpoint: directory in the parent's fs */
+	char *root;            /* directory of fs that is this mount's root */
+	struct fs *fs;
+	char *devname;
+	unsigned flags;        /* MNT_* */
+	unsigned group;        /* peer group id, 0 when not shared */
+	struct mount *master;  /* a mount of the master group, or NULL */
+	bool unbindable;
+	bool expiry_mark;      /* MNT_EXPIRE: marked by the first call */
+	bool dead;             /* unmounted in the open plan */
+	struct ns *ns;
+	struct mount *src;     /* while planned: the mount it was cloned from */
+
+	struct list share;     /* peer ring */
+	struct list slaves;    /* head: direct slaves of this mount */
+	struct list slave;     /* link in master->slaves */
+	struct list mounts;    /* head: children, in attach order */
+	struct list child;     /* link in parent->mounts */
+	struct list order;     /* link in graph.order, by seq */
+
+	unsigned stamp;        /* scratch mark of the current walk */
+	char *key;             /* "parent-id/mp" while attached */
+	UT_hash_handle hh;     /* graph.by_id */
+	UT_hash_handle hk;     /* graph.by_key: (parent, mountpoint) */
+};
+
+struct idpool {                /* smallest-free allocator (1.3, 1.4) */
+	unsigned next;         /* every id >= next is free */
+	unsigned *heap, n, cap;/* min-heap of free ids below next */
+};
+
+enum step_kind {
+	STEP_NEW,      /* mount a new instance of mnt's fs at (parent, mp) */
+	STEP_BIND,     /* bind src's directory mnt->root at (parent, mp) */
+	STEP_MOVE,     /* move mnt to (parent, mp) */
+	STEP_PARK,     /* move mnt aside (to be moved back by a later step) */
+	STEP_UMOUNT,   /* unmount mnt; flags UM_DETACH: with its subtree */
+	STEP_REMOUNT_RO, /* remount mnt's filesystem read-only */
+};
+
+struct step {
+	enum step_kind kind;
+	unsigned mnt, src, parent;
+	char *dir;             /* BIND: source directory; else mountpoint */
+	int flags;
+};
+
+struct undo;
+
+struct graph {
+	struct mount *by_id, *by_key;
+	struct idpool mount_ids, group_ids;
+	struct list order;     /* every live mount, by seq */
+	struct list nss;
+	uint64_t seq;
+	unsigned next_fs, next_ns, stamp;
+	unsigned max_mounts;   /* fs.mount-max */
+	bool check;            /* verify invariants and plans (test builds) */
+
+	/* the open plan */
+	bool planning;
+	uint64_t seq0;         /* g->seq when the plan began */
+	struct undo *undo;  size_t nundo, capundo;
+	struct step *steps; size_t nsteps, capsteps;
+	struct mount **dead; size_t ndead, capdead;
+	unsigned *freed_groups; size_t nfreed, capfreed;
+};
+
+/* A place: a directory inside the topmost mount there (semantics.md App. B). */
+struct loc { struct mount *m; const char *dir; };
+
+/* Who asks: privilege and root decide errnos (5.1, 7). */
+struct caller {
+	bool privileged;
+	struct ns *ns;
+	struct loc root;
+};
+
+/* Whether a mount is in use besides its attachment (5.3): an input. */
+typedef bool (*busy_fn)(void *ctx, const struct mount *m);
+
+/* graph.c */
+int graph_init(struct graph *g, unsigned max_mounts);
+void graph_free(struct graph *g);
+struct fs *fs_new(struct graph *g, const char *type, const char *opts);
+struct ns *ns_new(struct graph *g);
+int graph_set_root(struct graph *g, struct ns *ns, struct fs *fs,
+		   const char *devname, unsigned flags);
+struct mount *mount_at(const struct graph *g, const struct mount *parent,
+		       const char *mp);
+struct mount *mount_by_id(const struct graph *g, unsigned id);
+struct mount *topmost(const struct graph *g, struct mount *m);
+bool dir_under(const char *dir, const char *top);
+
+/* plan.c */
+void plan_begin(struct graph *g);
+int plan_commit(struct graph *g);
+void plan_abandon(struct graph *g);
+const char *step_name(enum step_kind k);
+
+/* The operations (each inside a plan). */
+int op_change(struct graph *g, const struct caller *c, struct loc at, int flags);
+int op_mount_fs(struct graph *g, const struct caller *c, struct loc at,
+		struct fs *fs, const char *devname, unsigned flags);
+int op_bind(struct graph *g, const struct caller *c, struct loc from,
+	    struct loc to, bool recursive);
+int op_move(struct graph *g, const struct caller *c, struct loc from,
+	    struct loc to);
+int op_umount_flags_ok(int flags);
+int op_umount(struct graph *g, const struct caller *c, struct loc at, int flags,
+	      busy_fn busy, void *ctx);
+int op_copy_ns(struct graph *g, const struct caller *c, struct ns **out);
+
+/* mountinfo.c */
+void render_mountinfo(const struct graph *g, struct ns *ns, struct loc root,
+		      FILE *out);
+void render_mounts(const struct graph *g, struct ns *ns, struct loc root,
+		   FILE *out);
+void render_tree(struct ns *ns, struct loc root, FILE *out);
+
+/* check.c */
+int check_invariants(const struct graph *g);
+
+#endif

@@ -1,0 +1,454 @@
+/* graph.c: the mount graph's objects, their identities and the undo journal.
+ *
+ * Ownership: graph.by_id owns the mounts, graph.nss the namespaces; a
+ * filesystem is owned by the mounts that use it (refs).  Peer rings, slave
+ * lists and child lists link without owning.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "journal.h"
+
+/* ---- smallest-free id allocation (semantics.md 1.3, 1.4) ---- */
+
+static void heap_push(struct idpool *p, unsigned id)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 16;
+		p->heap = realloc(p->heap, p->cap * sizeof *p->heap);
+		if (!p->heap)
+			abort();
+	}
+	unsigned i = p->n++;
+	while (i && p->heap[(i - 1) / 2] > id) {
+		p->heap[i] = p->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	p->heap[i] = id;
+}
+
+static unsigned heap_pop(struct idpool *p)
+{
+	unsigned top = p->heap[0], last = p->heap[--p->n], i = 0;
+	for (;;) {
+		unsigned c = 2 * i + 1;
+		if (c >= p->n)
+			break;
+		if (c + 1 < p->n && p->heap[c + 1] < p->heap[c])
+			c++;
+		if (last <= p->heap[c])
+			break;
+		p->heap[i] = p->heap[c];
+		i = c;
+	}
+	if (p->n)
+		p->heap[i] = last;
+	return top;
+}
+
+static unsigned id_get(struct idpool *p)
+{
+	return p->n ? heap_pop(p) : p->next++;
+}
+
+static void id_put(struct idpool *p, unsigned id)
+{
+	heap_push(p, id);
+}
+
+/* ---- the undo journal ---- */
+
+enum undo_kind { U_WRITE, U_STR, U_NEW, U_HASH_ADD, U_HASH_DEL, U_GROUP, U_NS };
+
+struct undo {
+	enum undo_kind kind;
+	void *slot;
+	size_t size;
+	unsigned char old[sizeof(uint64_t)];
+	char *str;             /* U_STR: old string; U_HASH_DEL: old key */
+	struct mount *m;
+	unsigned id;
+};
+
+static struct undo *record(struct graph *g, enum undo_kind kind)
+{
+	if (g->nundo == g->capundo) {
+		g->capundo = g->capundo ? 2 * g->capundo : 64;
+		g->undo = realloc(g->undo, g->capundo * sizeof *g->undo);
+		if (!g->undo)
+			abort();
+	}
+	struct undo *u = &g->undo[g->nundo++];
+	memset(u, 0, sizeof *u);
+	u->kind = kind;
+	return u;
+}
+
+void jwrite(struct graph *g, void *slot, const void *val, size_t size)
+{
+	struct undo *u = record(g, U_WRITE);
+	u->slot = slot;
+	u->size = size;
+	memcpy(u->old, slot, size);
+	memcpy(slot, val, size);
+}
+
+void jset_str(struct graph *g, char **slot, const char *val)
+{
+	struct undo *u = record(g, U_STR);
+	u->slot = slot;
+	u->str = *slot;
+	*slot = strdup(val);
+	if (!*slot)
+		abort();
+}
+
+static void jlink(struct graph *g, struct list *n, struct list *prev,
+		  struct list *next)
+{
+	JSET(g, next->prev, n);
+	JSET(g, n->next, next);
+	JSET(g, n->prev, prev);
+	JSET(g, prev->next, n);
+}
+
+void jlist_add(struct graph *g, struct list *n, struct list *after)
+{
+	jlink(g, n, after, after->next);
+}
+
+void jlist_add_tail(struct graph *g, struct list *n, struct list *head)
+{
+	jlink(g, n, head->prev, head);
+}
+
+void jlist_del_init(struct graph *g, struct list *n)
+{
+	struct list *prev = n->prev, *next = n->next;
+	JSET(g, prev->next, next);
+	JSET(g, next->prev, prev);
+	JSET(g, n->next, n);
+	JSET(g, n->prev, n);
+}
+
+/* Group ids are taken at once and given back only at commit: an operation
+ * never frees and then allocates, so smallest-free stays exact (1.3). */
+unsigned group_new(struct graph *g)
+{
+	struct undo *u = record(g, U_GROUP);
+	u->id = id_get(&g->group_ids);
+	return u->id;
+}
+
+void group_release(struct graph *g, unsigned id)
+{
+	if (g->nfreed == g->capfreed) {
+		g->capfreed = g->capfreed ? 2 * g->capfreed : 16;
+		g->freed_groups = realloc(g->freed_groups,
+					  g->capfreed * sizeof *g->freed_groups);
+		if (!g->freed_groups)
+			abort();
+	}
+	g->freed_groups[g->nfreed++] = id;
+}
+
+/* ---- mounts ---- */
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		abort();
+	return d;
+}
+
+static void mount_free(struct graph *g, struct mount *m)
+{
+	HASH_DELETE(hh, g->by_id, m);
+	id_put(&g->mount_ids, m->id);
+	if (--m->fs->refs == 0) {
+		free(m->fs->type);
+		free(m->fs->opts);
+		free(m->fs);
+	}
+	free(m->mp);
+	free(m->root);
+	free(m->devname);
+	free(m->key);
+	free(m);
+}
+
+struct mount *mount_new(struct graph *g, struct fs *fs, const char *root,
+			const char *devname, unsigned flags, struct ns *ns)
+{
+	struct mount *m = calloc(1, sizeof *m);
+	if (!m)
+		abort();
+	m->id = id_get(&g->mount_ids);
+	m->seq = ++g->seq;
+	m->fs = fs;
+	m->root = xstrdup(root);
+	m->devname = xstrdup(devname);
+	m->mp = xstrdup("/");
+	m->flags = flags;
+	m->ns = ns;
+	list_init(&m->share);
+	list_init(&m->slaves);
+	list_init(&m->slave);
+	list_init(&m->mounts);
+	list_init(&m->child);
+	list_init(&m->order);
+	HASH_ADD(hh, g->by_id, id, sizeof m->id, m);
+	record(g, U_NEW)->m = m;
+	JSET(g, fs->refs, fs->refs + 1);
+	JSET(g, ns->count, ns->count + 1);
+	jlist_add_tail(g, &m->order, &g->order);
+	return m;
+}
+
+static char *make_key(unsigned parent, const char *mp)
+{
+	char *k;
+	if (asprintf(&k, "%u%s", parent, mp) < 0)
+		abort();
+	return k;
+}
+
+void mount_attach(struct graph *g, struct mount *m, struct mount *parent,
+		  const char *mp)
+{
+	JSET(g, m->parent, parent);
+	jset_str(g, &m->mp, mp);
+	jlist_add_tail(g, &m->child, &parent->mounts);
+	m->key = make_key(parent->id, mp);
+	HASH_ADD_KEYPTR(hk, g->by_key, m->key, strlen(m->key), m);
+	record(g, U_HASH_ADD)->m = m;
+}
+
+void mount_detach(struct graph *g, struct mount *m)
+{
+	struct undo *u = record(g, U_HASH_DEL);
+	HASH_DELETE(hk, g->by_key, m);
+	u->m = m;
+	u->str = m->key;
+	m->key = NULL;
+	jlist_del_init(g, &m->child);
+	JSET(g, m->parent, NULL);
+}
+
+/* An unmounted mount leaves its namespace now and is freed at commit. */
+void mount_kill(struct graph *g, struct mount *m)
+{
+	JSET(g, m->dead, true);
+	JSET(g, m->ns->count, m->ns->count - 1);
+	jlist_del_init(g, &m->order);
+	if (g->ndead == g->capdead) {
+		g->capdead = g->capdead ? 2 * g->capdead : 16;
+		g->dead = realloc(g->dead, g->capdead * sizeof *g->dead);
+		if (!g->dead)
+			abort();
+	}
+	g->dead[g->ndead++] = m;
+}
+
+static void undo_one(struct graph *g, struct undo *u)
+{
+	switch (u->kind) {
+	case U_WRITE:
+		memcpy(u->slot, u->old, u->size);
+		break;
+	case U_STR:
+		free(*(char **)u->slot);
+		*(char **)u->slot = u->str;
+		break;
+	case U_NEW:
+		u->m->fs->refs++;   /* the U_WRITE before it restores the count */
+		mount_free(g, u->m);
+		break;
+	case U_HASH_ADD:
+		HASH_DELETE(hk, g->by_key, u->m);
+		free(u->m->key);
+		u->m->key = NULL;
+		break;
+	case U_HASH_DEL:
+		u->m->key = u->str;
+		HASH_ADD_KEYPTR(hk, g->by_key, u->m->key, strlen(u->m->key), u->m);
+		break;
+	case U_GROUP:
+		id_put(&g->group_ids, u->id);
+		break;
+	case U_NS:    /* its link was restored by the writes after it */
+		free(u->slot);
+		break;
+	}
+}
+
+static void clear_plan(struct graph *g)
+{
+	for (size_t i = 0; i < g->nsteps; i++)
+		free(g->steps[i].dir);
+	g->nsteps = g->nundo = g->ndead = g->nfreed = 0;
+}
+
+void plan_begin(struct graph *g)
+{
+	clear_plan(g);
+	g->planning = true;
+	g->seq0 = g->seq;
+}
+
+void plan_abandon(struct graph *g)
+{
+	while (g->nundo)
+		undo_one(g, &g->undo[--g->nundo]);
+	clear_plan(g);
+	g->planning = false;
+}
+
+int plan_commit(struct graph *g)
+{
+	for (size_t i = 0; i < g->nundo; i++) {
+		struct undo *u = &g->undo[i];
+		if (u->kind == U_STR || u->kind == U_HASH_DEL)
+			free(u->str);
+	}
+	for (size_t i = 0; i < g->ndead; i++)
+		mount_free(g, g->dead[i]);
+	for (size_t i = 0; i < g->nfreed; i++)
+		id_put(&g->group_ids, g->freed_groups[i]);
+	g->nundo = g->ndead = g->nfreed = 0;
+	g->planning = false;
+	return g->check ? check_invariants(g) : 0;
+}
+
+void plan_step(struct graph *g, enum step_kind kind, const struct mount *m,
+	       const struct mount *src, const struct mount *parent,
+	       const char *dir, int flags)
+{
+	if (g->nsteps == g->capsteps) {
+		g->capsteps = g->capsteps ? 2 * g->capsteps : 16;
+		g->steps = realloc(g->steps, g->capsteps * sizeof *g->steps);
+		if (!g->steps)
+			abort();
+	}
+	g->steps[g->nsteps++] = (struct step){
+		.kind = kind, .mnt = m->id, .src = src ? src->id : 0,
+		.parent = parent ? parent->id : 0,
+		.dir = dir ? xstrdup(dir) : NULL, .flags = flags,
+	};
+}
+
+const char *step_name(enum step_kind k)
+{
+	static const char *const names[] = {
+		[STEP_NEW] = "new", [STEP_BIND] = "bind", [STEP_MOVE] = "move",
+		[STEP_PARK] = "park", [STEP_UMOUNT] = "umount",
+		[STEP_REMOUNT_RO] = "remount-ro",
+	};
+	return names[k];
+}
+
+/* ---- lookups ---- */
+
+struct mount *mount_at(const struct graph *g, const struct mount *parent,
+		       const char *mp)
+{
+	struct mount *m;
+	char *k = make_key(parent->id, mp);
+	HASH_FIND(hk, g->by_key, k, strlen(k), m);
+	free(k);
+	return m;
+}
+
+struct mount *mount_by_id(const struct graph *g, unsigned id)
+{
+	struct mount *m;
+	HASH_FIND(hh, g->by_id, &id, sizeof id, m);
+	return m;
+}
+
+/* The mount a path lookup lands on: the top of the overmount chain. */
+struct mount *topmost(const struct graph *g, struct mount *m)
+{
+	struct mount *o;
+	while ((o = mount_at(g, m, m->root)))
+		m = o;
+	return m;
+}
+
+/* Whether directory dir lies at or below directory top (both fs-absolute). */
+bool dir_under(const char *dir, const char *top)
+{
+	size_t n = strlen(top);
+	if (strcmp(top, "/") == 0)
+		return true;
+	return strncmp(dir, top, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
+}
+
+/* ---- setup ---- */
+
+int graph_init(struct graph *g, unsigned max_mounts)
+{
+	memset(g, 0, sizeof *g);
+	g->mount_ids.next = g->group_ids.next = 1;
+	g->next_fs = g->next_ns = 1;
+	g->max_mounts = max_mounts ? max_mounts : 100000;
+	list_init(&g->order);
+	list_init(&g->nss);
+	return 0;
+}
+
+struct fs *fs_new(struct graph *g, const char *type, const char *opts)
+{
+	struct fs *fs = calloc(1, sizeof *fs);
+	if (!fs)
+		abort();
+	fs->id = g->next_fs++;
+	fs->dev = 100 + fs->id;
+	fs->type = xstrdup(type);
+	fs->opts = xstrdup(opts ? opts : "");
+	return fs;
+}
+
+struct ns *ns_new(struct graph *g)
+{
+	struct ns *ns = calloc(1, sizeof *ns);
+	if (!ns)
+		abort();
+	ns->id = g->next_ns++;
+	record(g, U_NS)->slot = ns;
+	jlist_add_tail(g, &ns->link, &g->nss);
+	return ns;
+}
+
+/* The namespace's root mount: the only mount without a parent. */
+int graph_set_root(struct graph *g, struct ns *ns, struct fs *fs,
+		   const char *devname, unsigned flags)
+{
+	if (ns->root)
+		return -EBUSY;
+	plan_begin(g);
+	ns->root = mount_new(g, fs, "/", devname, flags, ns);
+	return plan_commit(g);
+}
+
+void graph_free(struct graph *g)
+{
+	struct mount *m, *tmp;
+	clear_plan(g);
+	HASH_CLEAR(hk, g->by_key);
+	HASH_ITER(hh, g->by_id, m, tmp)
+		mount_free(g, m);
+	while (!list_empty(&g->nss)) {
+		struct ns *ns = list_entry(g->nss.next, struct ns, link);
+		g->nss.next = ns->link.next;
+		g->nss.next->prev = &g->nss;
+		free(ns);
+	}
+	free(g->mount_ids.heap);
+	free(g->group_ids.heap);
+	free(g->undo);
+	free(g->steps);
+	free(g->dead);
+	free(g->freed_groups);
+}

@@ -1,0 +1,203 @@
+/* umount.c: umount2(2) with its propagation (semantics.md 5).
+ *
+ * The set taken out is decided in full before anything changes: the
+ * kernel's busy check is all-or-nothing (5.3), and so is ours.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "journal.h"
+
+int op_umount_flags_ok(int flags)
+{
+	return flags & ~(UM_FORCE | UM_DETACH | UM_EXPIRE | UM_NOFOLLOW)
+		? -EINVAL : 0;
+}
+
+/* The only child of c, if it covers c's root (an overmount). */
+static struct mount *topper(struct mount *c)
+{
+	if (list_empty(&c->mounts) || c->mounts.next != c->mounts.prev)
+		return NULL;
+	struct mount *t = list_entry(c->mounts.next, struct mount, child);
+	return strcmp(t->mp, c->root) == 0 ? t : NULL;
+}
+
+/* 5.3: m itself, then every counterpart that would go with it. */
+static bool busy_somewhere(struct mount *m, busy_fn busy, void *ctx,
+			   const struct graph *g)
+{
+	struct mount *p = m->parent;
+	if (!list_empty(&m->mounts) || busy(ctx, m))
+		return true;
+	for (struct mount *q = propagation_next(p, p); q;
+	     q = propagation_next(q, p)) {
+		struct mount *c = mount_at(g, q, m->mp);
+		if (!c || (!topper(c) && !list_empty(&c->mounts)))
+			continue;
+		if (busy(ctx, c))
+			return true;
+	}
+	return false;
+}
+
+struct set { struct mount **v; size_t n, cap; unsigned stamp; };
+
+static void add(struct set *s, struct mount *m)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->v = realloc(s->v, s->cap * sizeof *s->v);
+		if (!s->v)
+			abort();
+	}
+	s->v[s->n++] = m;
+	m->stamp = s->stamp;
+}
+
+static bool in(const struct set *s, const struct mount *m)
+{
+	return m->stamp == s->stamp;
+}
+
+/* Non-shifting (5.2): every subtree mounted strictly inside c, i.e. not
+ * on c's own root, goes too. */
+static bool shifts(const struct set *s, struct mount *c)
+{
+	for (struct list *l = c->mounts.next; l != &c->mounts; l = l->next) {
+		struct mount *ch = list_entry(l, struct mount, child);
+		if (strcmp(ch->mp, c->root) == 0)
+			continue;
+		for (struct mount *p = ch; p; p = next_in_tree(p, ch))
+			if (!in(s, p))
+				return true;
+	}
+	return false;
+}
+
+/* U, then the counterparts of every member of U, then trimmed to the
+ * largest non-shifting subset; members of U are never trimmed. */
+static void gather(struct graph *g, struct set *s, struct mount *m, bool lazy)
+{
+	s->stamp = ++g->stamp;
+	for (struct mount *p = m; p; p = lazy ? next_in_tree(p, m) : NULL)
+		add(s, p);
+	size_t nu = s->n;
+	for (size_t i = 0; i < nu; i++) {
+		struct mount *u = s->v[i], *p = u->parent;
+		for (struct mount *q = propagation_next(p, p); q;
+		     q = propagation_next(q, p)) {
+			struct mount *c = mount_at(g, q, u->mp);
+			if (c && !in(s, c))
+				add(s, c);
+		}
+	}
+	for (bool again = true; again; ) {
+		again = false;
+		for (size_t i = nu; i < s->n; i++) {
+			if (!in(s, s->v[i]) || !shifts(s, s->v[i]))
+				continue;
+			s->v[i]->stamp = 0;
+			again = true;
+		}
+	}
+	size_t k = nu;             /* compact out the trimmed */
+	for (size_t i = nu; i < s->n; i++)
+		if (in(s, s->v[i]))
+			s->v[k++] = s->v[i];
+	s->n = k;
+}
+
+/* Where a survivor sitting on a removed mount's root drops to: the place
+ * of the lowest removed mount under it (5.2). */
+static struct loc drop_to(const struct set *s, struct mount *o)
+{
+	struct mount *p = o;
+	const char *mp;
+	do {
+		mp = p->mp;
+		p = p->parent;
+	} while (in(s, p));
+	return (struct loc){ p, mp };
+}
+
+static void take_out(struct graph *g, struct set *s, int flags)
+{
+	struct mount **park = NULL;
+	struct loc *to = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)     /* survivors on removed roots */
+		for (struct list *l = s->v[i]->mounts.next;
+		     l != &s->v[i]->mounts; l = l->next) {
+			struct mount *o = list_entry(l, struct mount, child);
+			if (in(s, o))
+				continue;
+			park = realloc(park, (n + 1) * sizeof *park);
+			to = realloc(to, (n + 1) * sizeof *to);
+			if (!park || !to)
+				abort();
+			park[n] = o;
+			to[n] = drop_to(s, o);
+			to[n].dir = strdup(to[n].dir);
+			n++;
+			plan_step(g, STEP_PARK, o, NULL, NULL, NULL, 0);
+			mount_detach(g, o);
+		}
+	for (size_t i = 0; i < s->n; i++)
+		if (!in(s, s->v[i]->parent))
+			plan_step(g, STEP_UMOUNT, s->v[i], NULL, NULL, NULL,
+				  flags & UM_DETACH);
+	for (size_t i = s->n; i-- > 0; ) {
+		mount_detach(g, s->v[i]);
+		mount_kill(g, s->v[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		mount_attach(g, park[i], to[i].m, to[i].dir);
+		plan_step(g, STEP_MOVE, park[i], NULL, to[i].m, to[i].dir, 0);
+		free((char *)to[i].dir);
+	}
+	for (size_t i = 0; i < s->n; i++)
+		change_propagation(g, s->v[i], PROP_PRIVATE);
+	free(park);
+	free(to);
+}
+
+/* umount2(at, flags) for a caller (5.1), after op_umount_flags_ok() and
+ * the path lookup. */
+int op_umount(struct graph *g, const struct caller *c, struct loc at, int flags,
+	      busy_fn busy, void *ctx)
+{
+	struct mount *m = at.m;
+
+	if (!c->privileged)
+		return -EPERM;
+	if (strcmp(at.dir, m->root) != 0 || m->ns != c->ns)
+		return -EINVAL;
+	if (flags & UM_EXPIRE) {
+		if (m == c->root.m || (flags & (UM_FORCE | UM_DETACH)))
+			return -EINVAL;
+		if (!list_empty(&m->mounts) || busy(ctx, m))
+			return -EBUSY;
+		/* The mark outlives a failed request, as in the kernel; it
+		 * is not undone with the plan. */
+		if (!m->expiry_mark) {
+			m->expiry_mark = true;
+			return -EAGAIN;
+		}
+	}
+	if (m == c->root.m && !(flags & UM_DETACH)) {
+		/* 5.1 item 8: the caller's own root is remounted read-only */
+		JSET(g, m->fs->rdonly, true);
+		plan_step(g, STEP_REMOUNT_RO, m, NULL, NULL, NULL, 0);
+		return 0;
+	}
+	if (!m->parent)
+		return -EINVAL;
+	if (!(flags & UM_DETACH) && busy_somewhere(m, busy, ctx, g))
+		return -EBUSY;
+	struct set s = { 0 };
+	gather(g, &s, m, flags & UM_DETACH);
+	take_out(g, &s, flags);
+	free(s.v);
+	return 0;
+}
