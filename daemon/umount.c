@@ -140,9 +140,11 @@ static void take_out(struct graph *g, struct set *s, int flags)
 			to[n] = drop_to(s, o);
 			to[n].dir = strdup(to[n].dir);
 			n++;
-			plan_step(g, STEP_PARK, o, NULL, NULL, NULL, 0);
-			mount_detach(g, o);
 		}
+	for (size_t i = 0; i < n; i++) {
+		plan_step(g, STEP_PARK, park[i], NULL, NULL, NULL, 0);
+		mount_detach(g, park[i]);
+	}
 	for (size_t i = 0; i < s->n; i++)
 		if (!in(s, s->v[i]->parent))
 			plan_step(g, STEP_UMOUNT, s->v[i], NULL, NULL, NULL,
