@@ -116,6 +116,7 @@ struct graph {
 
 	/* the open plan */
 	bool planning;
+	void *snapshot;        /* check: the table before the plan */
 	uint64_t seq0;         /* g->seq when the plan began */
 	struct undo *undo;  size_t nundo, capundo;
 	struct step *steps; size_t nsteps, capsteps;
@@ -177,5 +178,8 @@ void render_tree(struct ns *ns, struct loc root, FILE *out);
 
 /* check.c */
 int check_invariants(const struct graph *g);
+void plan_snapshot(struct graph *g);
+void plan_snapshot_free(struct graph *g);
+int check_plan(struct graph *g);
 
 #endif

@@ -295,18 +295,22 @@ void plan_begin(struct graph *g)
 	clear_plan(g);
 	g->planning = true;
 	g->seq0 = g->seq;
+	if (g->check)
+		plan_snapshot(g);
 }
 
 void plan_abandon(struct graph *g)
 {
 	while (g->nundo)
 		undo_one(g, &g->undo[--g->nundo]);
+	plan_snapshot_free(g);
 	clear_plan(g);
 	g->planning = false;
 }
 
 int plan_commit(struct graph *g)
 {
+	int err = g->check ? check_plan(g) : 0;
 	for (size_t i = 0; i < g->nundo; i++) {
 		struct undo *u = &g->undo[i];
 		if (u->kind == U_STR || u->kind == U_HASH_DEL)
@@ -318,7 +322,9 @@ int plan_commit(struct graph *g)
 		id_put(&g->group_ids, g->freed_groups[i]);
 	g->nundo = g->ndead = g->nfreed = 0;
 	g->planning = false;
-	return g->check ? check_invariants(g) : 0;
+	if (!err && g->check)
+		err = check_invariants(g);
+	return err;
 }
 
 void plan_step(struct graph *g, enum step_kind kind, const struct mount *m,
@@ -427,15 +433,20 @@ int graph_set_root(struct graph *g, struct ns *ns, struct fs *fs,
 {
 	if (ns->root)
 		return -EBUSY;
+	bool check = g->check;     /* an import: the kernel has it already */
+	g->check = false;
 	plan_begin(g);
 	ns->root = mount_new(g, fs, "/", devname, flags, ns);
-	return plan_commit(g);
+	plan_commit(g);
+	g->check = check;
+	return check ? check_invariants(g) : 0;
 }
 
 void graph_free(struct graph *g)
 {
 	struct mount *m, *tmp;
 	clear_plan(g);
+	plan_snapshot_free(g);
 	HASH_CLEAR(hk, g->by_key);
 	HASH_ITER(hh, g->by_id, m, tmp)
 		mount_free(g, m);
