@@ -259,6 +259,11 @@ static int run_op(struct cmd *k, bool is_mount)
 	}
 	if (k->d->trace)
 		trace_plan(g);
+	if (k->d->abandon) {
+		plan_abandon(g);
+		printf("L%u OK\n", k->d->line);
+		return 0;
+	}
 	err = plan_commit(g);
 	printf("L%u OK\n", k->d->line);
 	if (err)

@@ -14,6 +14,7 @@ struct dry {
 	struct ns *ns;
 	const char *base;
 	bool trace, tree, check;
+	bool abandon;          /* tests: plan each command, then abandon */
 	struct dirs *dirs;
 	struct hold *holds;
 	size_t nholds;

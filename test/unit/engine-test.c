@@ -1,0 +1,316 @@
+/* engine-test: what the kernel-differential suite cannot show natively
+ * (raw ids, MNT_EXPIRE, the caller's own root, namespace copies, the mount
+ * limit at small sizes) and that an abandoned plan leaves no trace. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dry.h"
+#include "tap.h"
+
+static void setup(struct dry *d, unsigned max)
+{
+	memset(d, 0, sizeof *d);
+	d->base = "/w";
+	d->check = true;
+	if (dry_init(d, max) < 0)
+		abort();
+}
+
+/* Run script lines; returns the printed result lines. */
+static char *run(struct dry *d, const char *script)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *in = fmemopen((void *)script, strlen(script), "r");
+	FILE *o = open_memstream(&out, &len);
+	FILE *saved = stdout;
+	stdout = o;
+	dry_run(d, in);
+	stdout = saved;
+	fclose(o);
+	fclose(in);
+	return out;
+}
+
+static struct loc where(struct dry *d, const char *path, char **buf)
+{
+	struct loc l = { 0 };
+	if (lookup(d, (struct loc){ d->ns->root, "/" }, path, false, &l, buf))
+		abort();
+	return l;
+}
+
+static struct mount *at(struct dry *d, const char *path)
+{
+	char *buf;
+	struct loc l = where(d, path, &buf);
+	free(buf);
+	return l.m;
+}
+
+/* The id the pool hands out next: what the kernel would show. */
+static unsigned next_id(const struct idpool *p)
+{
+	return p->n ? p->heap[0] : p->next;
+}
+
+static char *dump(struct dry *d, struct ns *ns)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&out, &len);
+	render_mountinfo(&d->g, ns, (struct loc){ ns->root, "/" }, o);
+	fprintf(o, "mounts %u, next group %u, next mount %u\n",
+		HASH_CNT(hh, d->g.by_id), next_id(&d->g.group_ids),
+		next_id(&d->g.mount_ids));
+	fclose(o);
+	return out;
+}
+
+static bool never(void *ctx, const struct mount *m)
+{
+	(void)ctx;
+	(void)m;
+	return false;
+}
+
+static void group_ids(void)
+{
+	struct dry d;
+	setup(&d, 0);
+	free(run(&d, "mkdir -p $B/a $B/b $B/c $B/d\n"
+		 "mount -t tmpfs A $B/a\nmount -t tmpfs B $B/b\n"
+		 "mount -t tmpfs C $B/c\nmount -t tmpfs D $B/d\n"
+		 "mount --make-shared $B/a\nmount --make-shared $B/b\n"
+		 "mount --make-shared $B/c\n"));
+	ok(at(&d, "/w/a")->group == 1 && at(&d, "/w/b")->group == 2 &&
+	   at(&d, "/w/c")->group == 3, "S37: groups 1, 2, 3 in order");
+	for (int i = 0; i < 3; i++) {
+		free(run(&d, "mount --make-private $B/b\n"
+			 "mount --make-shared $B/d\n"));
+		ok(at(&d, "/w/d")->group == 2, "S37: the freed group 2 is reused (%d)", i);
+		free(run(&d, "mount --make-private $B/d\nmount --make-shared $B/b\n"));
+	}
+	dry_free(&d);
+}
+
+static void mount_ids(void)
+{
+	struct dry d;
+	setup(&d, 0);
+	free(run(&d, "mkdir -p $B/a $B/b $B/c $B/d\nmount -t tmpfs A $B/a\n"
+		 "mount -t tmpfs B $B/b\nmount -t tmpfs C $B/c\n"));
+	unsigned b = at(&d, "/w/b")->id;
+	free(run(&d, "umount $B/b\nmount -t tmpfs D $B/d\n"));
+	ok(at(&d, "/w/d")->id == b, "S38: the new mount takes the freed id %u", b);
+	char *s = dump(&d, d.ns);
+	char *c = strstr(s, " /w/c "), *dd = strstr(s, " /w/d ");
+	ok(c && dd && c < dd, "S38: listed after older mounts despite its id");
+	free(s);
+	dry_free(&d);
+}
+
+/* Every operation, planned then abandoned, leaves the same dump. */
+static void abandon_restores(void)
+{
+	static const char *const ops[] = {
+		"mount -t tmpfs N $B/a/x\n", "mount --bind $B/a $B/c\n",
+		"mount --rbind $B/a $B/a/y\n", "mount --move $B/c $B/b/y\n",
+		"mount --make-rslave $B/a\n", "mount --make-rprivate $B/b\n",
+		"mount --make-rshared $B/c\n", "umount $B/b/x\n",
+		"mount --make-runbindable $B/a\n", "umount -l $B/a\n",
+	};
+	struct dry d;
+	setup(&d, 0);
+	free(run(&d, "mkdir -p $B/a $B/b $B/c\nmount -t tmpfs A $B/a\n"
+		 "mkdir -p $B/a/x $B/a/y\nmount --make-shared $B/a\n"
+		 "mount --bind $B/a $B/b\nmount --make-slave $B/b\n"
+		 "mount --make-shared $B/b\nmount -t tmpfs X $B/a/x\n"
+		 "mount -t tmpfs C $B/c\n"));
+	for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+		char *before = dump(&d, d.ns);
+		d.abandon = true;
+		char *r1 = run(&d, ops[i]);
+		d.abandon = false;
+		char *after = dump(&d, d.ns);
+		char *r2 = run(&d, ops[i]);
+		ok(strcmp(before, after) == 0 && strstr(r1, " OK") &&
+		   strstr(r2, " OK"), "abandoned %.*s leaves the graph as it was",
+		   (int)strlen(ops[i]) - 1, ops[i]);
+		free(before);
+		free(after);
+		free(r1);
+		free(r2);
+	}
+	dry_free(&d);
+}
+
+static void mount_limit(void)
+{
+	struct dry d;
+	setup(&d, 12);   /* rootfs, BASE, then ten more at most */
+	char *r = run(&d, "mkdir -p $B/r/tmp\nmount -t tmpfs R $B/r\n"
+		      "mkdir -p $B/r/tmp/m1 $B/r/tmp/m2 $B/r/tmp/m3\n"
+		      "mount --make-shared $B/r\n"
+		      "mount --rbind $B/r $B/r/tmp/m1\n"
+		      "mount --rbind $B/r $B/r/tmp/m2\n");
+	char *before = dump(&d, d.ns);
+	char *r2 = run(&d, "mount --rbind $B/r $B/r/tmp/m3\n");
+	char *after = dump(&d, d.ns);
+	ok(strstr(r, "L6 OK") && strstr(r2, "ENOSPC") && !strcmp(before, after),
+	   "S14: over fs.mount-max the rbind fails with ENOSPC, nothing changed");
+	ok(d.ns->count == 8, "S14: 2 + 6 mounts counted (%u)", d.ns->count);
+	free(r); free(r2); free(before); free(after);
+	dry_free(&d);
+}
+
+static struct caller host(struct dry *d)
+{
+	return (struct caller){ true, d->ns, { d->ns->root, "/" } };
+}
+
+static int umount_path(struct dry *d, struct caller *c, const char *path,
+		       int flags)
+{
+	char *buf;
+	struct loc l = where(d, path, &buf);
+	plan_begin(&d->g);
+	int err = op_umount(&d->g, c, l, flags, never, NULL);
+	if (err)
+		plan_abandon(&d->g);
+	else
+		err = plan_commit(&d->g);
+	free(buf);
+	return err;
+}
+
+static void expire(void)
+{
+	struct dry d;
+	setup(&d, 0);
+	free(run(&d, "mkdir -p $B/m\nmount -t tmpfs M $B/m\n"));
+	struct caller c = host(&d);
+	ok(op_umount_flags_ok(0x100) == -EINVAL && op_umount_flags_ok(UM_DETACH) == 0,
+	   "S36: unknown umount flag bits are EINVAL");
+	ok(umount_path(&d, &c, "/w/m", UM_EXPIRE | UM_DETACH) == -EINVAL,
+	   "S36: MNT_EXPIRE|MNT_DETACH is EINVAL");
+	ok(umount_path(&d, &c, "/w/m", UM_EXPIRE) == -EAGAIN,
+	   "S36: first MNT_EXPIRE marks and answers EAGAIN");
+	ok(umount_path(&d, &c, "/w/m", UM_EXPIRE) == 0 && at(&d, "/w/m")->fs->type[0] == 't' &&
+	   strcmp(at(&d, "/w/m")->devname, "BASE") == 0, "S36: the second one unmounts");
+	ok(umount_path(&d, &c, "/", UM_DETACH) == -EINVAL,
+	   "S36: the namespace root cannot be detached");
+	dry_free(&d);
+}
+
+static void own_root(void)
+{
+	struct dry d;
+	setup(&d, 0);
+	free(run(&d, "mkdir -p $B/j\nmount -t tmpfs J $B/j\n"));
+	char *buf;
+	struct caller c = { true, d.ns, where(&d, "/w/j", &buf) };
+	struct mount *j = c.root.m;
+	ok(umount_path(&d, &c, "/w/j", 0) == 0 && j->fs->rdonly &&
+	   at(&d, "/w/j") == j, "S36: umount of the own root remounts it read-only");
+	char *info = dump(&d, d.ns);
+	ok(strstr(info, "/w/j rw,relatime - tmpfs J ro") != NULL,
+	   "S36: mountinfo shows the superblock read-only");
+	ok(umount_path(&d, &c, "/w/j", UM_DETACH) == 0 &&
+	   strcmp(at(&d, "/w/j")->devname, "BASE") == 0,
+	   "S36: with MNT_DETACH the own root is detached");
+	free(info);
+	free(buf);
+	dry_free(&d);
+}
+
+static void same_superblock(void)
+{
+	struct dry d;
+	setup(&d, 0);
+	free(run(&d, "mkdir -p $B/s $B/t\n"));
+	struct caller c = host(&d);
+	struct fs *sys = fs_new(&d.g, "sysfs", NULL);
+	char *buf;
+	struct loc s = where(&d, "/w/s", &buf);
+	plan_begin(&d.g);
+	ok(op_mount_fs(&d.g, &c, s, sys, "x", 0) == 0 && plan_commit(&d.g) == 0,
+	   "S30: a sysfs mount");
+	free(buf);
+	s = where(&d, "/w/s", &buf);
+	plan_begin(&d.g);
+	ok(op_mount_fs(&d.g, &c, s, sys, "x", 0) == -EBUSY,
+	   "S30: the same superblock on the same root is EBUSY");
+	plan_abandon(&d.g);
+	free(buf);
+	s = where(&d, "/w/t", &buf);
+	plan_begin(&d.g);
+	ok(op_mount_fs(&d.g, &c, s, sys, "x", 0) == 0 && plan_commit(&d.g) == 0,
+	   "S30: the same superblock elsewhere is fine");
+	free(buf);
+	dry_free(&d);
+}
+
+static void namespace_copy(void)
+{
+	struct dry d;
+	setup(&d, 0);
+	free(run(&d, "mkdir -p $B/s $B/p\nmount -t tmpfs S $B/s\n"
+		 "mount --make-shared $B/s\nmount -t tmpfs P $B/p\n"
+		 "mount --make-unbindable $B/p\n"));
+	struct caller c = host(&d);
+	struct ns *child;
+	plan_begin(&d.g);
+	ok(op_copy_ns(&d.g, &c, &child) == 0 && plan_commit(&d.g) == 0,
+	   "S33: CLONE_NEWNS copies the namespace");
+	char *info = dump(&d, child);
+	ok(strstr(info, "/w/s rw,relatime shared:1 - tmpfs S") &&
+	   strstr(info, "/w/p rw,relatime - tmpfs P"),
+	   "S33: shared stays in its group; unbindable is dropped (6.18)");
+	free(info);
+	free(run(&d, "mkdir -p $B/s/x\nmount -t tmpfs X $B/s/x\n"));
+	info = dump(&d, child);
+	ok(strstr(info, "/w/s/x rw,relatime shared:2 - tmpfs X") != NULL,
+	   "S33: a mount in the parent appears in the child");
+	ok(child->count == d.ns->count, "both namespaces count %u mounts",
+	   child->count);
+	free(info);
+	dry_free(&d);
+}
+
+static void rendering(void)
+{
+	struct dry d;
+	setup(&d, 0);
+	free(run(&d, "mkdir -p \"$B/sp ace\" \"$B/back\\\\slash\"\n"
+		 "mount -t tmpfs \"SRC WITH SPACE\" \"$B/sp ace\"\n"
+		 "mount -t tmpfs T \"$B/back\\\\slash\"\n"));
+	char *info = dump(&d, d.ns);
+	ok(strstr(info, "/ /w/sp\\040ace rw,relatime - tmpfs SRC\\040WITH\\040SPACE rw"),
+	   "S35: spaces are \\040 in mountpoint and source");
+	ok(strstr(info, "/w/back\\134slash"), "S35: backslash is \\134");
+	char *out = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&out, &len);
+	render_mounts(&d.g, d.ns, (struct loc){ d.ns->root, "/" }, o);
+	fclose(o);
+	ok(strstr(out, "SRC\\040WITH\\040SPACE /w/sp\\040ace tmpfs rw,relatime 0 0\n"),
+	   "/proc/mounts: source mountpoint fstype opts 0 0");
+	free(out);
+	free(info);
+	dry_free(&d);
+}
+
+int main(void)
+{
+	group_ids();
+	mount_ids();
+	abandon_restores();
+	mount_limit();
+	expire();
+	own_root();
+	same_superblock();
+	namespace_copy();
+	rendering();
+	return tap_done();
+}
