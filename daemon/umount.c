@@ -120,6 +120,21 @@ static struct loc drop_to(const struct set *s, struct mount *o)
 	return (struct loc){ p, mp };
 }
 
+static unsigned depth(const struct mount *m)
+{
+	unsigned n = 0;
+	while ((m = m->parent))
+		n++;
+	return n;
+}
+
+static int deeper_first(const void *a, const void *b)
+{
+	unsigned da = depth(*(struct mount *const *)a);
+	unsigned db = depth(*(struct mount *const *)b);
+	return da < db ? 1 : da > db ? -1 : 0;
+}
+
 static void take_out(struct graph *g, struct set *s, int flags)
 {
 	struct mount **park = NULL;
@@ -145,10 +160,12 @@ static void take_out(struct graph *g, struct set *s, int flags)
 		plan_step(g, STEP_PARK, park[i], NULL, NULL, NULL, 0);
 		mount_detach(g, park[i]);
 	}
+	/* one umount2() per mount, children first: a removed parent may
+	 * hold a member of U (its counterpart's child) */
+	qsort(s->v, s->n, sizeof *s->v, deeper_first);
 	for (size_t i = 0; i < s->n; i++)
-		if (!in(s, s->v[i]->parent))
-			plan_step(g, STEP_UMOUNT, s->v[i], NULL, NULL, NULL,
-				  flags & UM_DETACH);
+		plan_step(g, STEP_UMOUNT, s->v[i], NULL, NULL, NULL,
+			  flags & UM_DETACH);
 	for (size_t i = s->n; i-- > 0; ) {
 		mount_detach(g, s->v[i]);
 		mount_kill(g, s->v[i]);
