@@ -198,6 +198,24 @@ static int do_umount(struct cmd *k)
 	return err;
 }
 
+static int do_pivot(struct cmd *k)
+{
+	struct loc new, old;
+	char *b1, *b2;
+	if (k->n != 3)
+		return -EINVAL;
+	int err = at(k, 1, &new, &b1);
+	if (err)
+		return err;
+	err = at(k, 2, &old, &b2);
+	if (!err) {
+		err = op_pivot_root(&k->d->g, &k->c, new, old);
+		free(b2);
+	}
+	free(b1);
+	return err;
+}
+
 static void do_mkdir(struct cmd *k)
 {
 	for (int i = 2; i < k->n; i++) {
@@ -247,11 +265,11 @@ static void trace_plan(const struct graph *g)
 }
 
 /* One mount-family command as one plan; prints its result line. */
-static int run_op(struct cmd *k, bool is_mount)
+static int run_op(struct cmd *k, int (*op)(struct cmd *))
 {
 	struct graph *g = &k->d->g;
 	plan_begin(g);
-	int err = is_mount ? do_mount(k) : do_umount(k);
+	int err = op(k);
 	if (err) {
 		plan_abandon(g);
 		printf("L%u %s\n", k->d->line, strerrorname_np(-err));
@@ -288,8 +306,12 @@ static int run_line(struct dry *d, char **w, int n)
 	}
 	if (k.n == 0)
 		;
-	else if (strcmp(k.w[0], "mount") == 0 || strcmp(k.w[0], "umount") == 0)
-		err = run_op(&k, k.w[0][0] == 'm');
+	else if (strcmp(k.w[0], "mount") == 0)
+		err = run_op(&k, do_mount);
+	else if (strcmp(k.w[0], "umount") == 0)
+		err = run_op(&k, do_umount);
+	else if (strcmp(k.w[0], "pivot_root") == 0)
+		err = run_op(&k, do_pivot);
 	else if (strcmp(k.w[0], "mkdir") == 0 && k.n >= 2 &&
 		 strcmp(k.w[1], "-p") == 0)
 		do_mkdir(&k);

@@ -168,12 +168,15 @@ int op_umount_flags_ok(int flags);
 int op_umount(struct graph *g, const struct caller *c, struct loc at, int flags,
 	      busy_fn busy, void *ctx);
 int op_copy_ns(struct graph *g, const struct caller *c, struct ns **out);
+int op_pivot_root(struct graph *g, const struct caller *c, struct loc new,
+		  struct loc old);
 
 /* mountinfo.c */
 void render_mountinfo(const struct graph *g, struct ns *ns, struct loc root,
 		      FILE *out);
 void render_mounts(const struct graph *g, struct ns *ns, struct loc root,
 		   FILE *out);
+bool reaches(const struct mount *m, const char *dir, struct loc root);
 void render_tree(struct ns *ns, struct loc root, FILE *out);
 
 /* check.c */

@@ -4,6 +4,7 @@
 #ifndef LS_JOURNAL_H
 #define LS_JOURNAL_H
 
+#include <stdlib.h>
 #include "engine.h"
 
 void jwrite(struct graph *g, void *slot, const void *val, size_t size);

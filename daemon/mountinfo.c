@@ -57,11 +57,17 @@ static char *path_from(const struct mount *m, const char *dir, struct loc root)
 	}
 }
 
-static bool reachable(const struct mount *m, struct loc root)
+/* Whether the walk up from (m, dir) meets root: is_path_reachable(). */
+bool reaches(const struct mount *m, const char *dir, struct loc root)
 {
-	char *p = path_from(m, m->root, root);
+	char *p = path_from(m, dir, root);
 	free(p);
 	return p != NULL;
+}
+
+static bool reachable(const struct mount *m, struct loc root)
+{
+	return reaches(m, m->root, root);
 }
 
 /* 1.5.5: the first group up the master chain with a member in the reader's
