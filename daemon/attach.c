@@ -210,6 +210,8 @@ int op_mount_fs(struct graph *g, const struct caller *c, struct loc at,
 	int err = check_caller(c, &at);
 	if (!err && fs == at.m->fs && strcmp(at.dir, at.m->root) == 0)
 		err = -EBUSY;
+	if (!err && at.file)
+		err = -ENOTDIR;
 	if (err) {
 		if (!fs->refs) {
 			free(fs->type);
@@ -235,8 +237,11 @@ int op_bind(struct graph *g, const struct caller *c, struct loc from,
 		return err;
 	if (from.m->ns != c->ns)
 		return -EINVAL;
+	if (from.file != to.file)
+		return -ENOTDIR;
 	struct mount *t = copy_tree(g, from.m, from.dir,
 				    recursive ? CL_RECURSIVE : 0, to.m->ns);
+	t->file = from.file;
 	return attach(g, t, to, false);
 }
 
@@ -260,7 +265,7 @@ int op_move(struct graph *g, const struct caller *c, struct loc from,
 		return -EINVAL;
 	if (is_shared(m->parent))
 		return -EINVAL;
-	if (strcmp(from.dir, m->root) != 0)
+	if (strcmp(from.dir, m->root) != 0 || m->file != to.file)
 		return -EINVAL;
 	if (is_shared(to.m) && tree_has_unbindable(m))
 		return -EINVAL;

@@ -18,8 +18,8 @@ int dry_init(struct dry *d, unsigned max_mounts)
 	if (graph_set_root(&d->g, d->ns, fs_new(&d->g, "rootfs", NULL),
 			   "rootfs", MNT_RELATIME) < 0)
 		return -1;
-	host = (struct loc){ d->ns->root, "/" };
-	if (lookup(d, host, d->base, true, &at, &buf) < 0)
+	host = mount_root(d->ns->root);
+	if (lookup(d, host, d->base, MKDIR, &at, &buf) < 0)
 		return -1;
 	struct caller c = { true, d->ns, host };
 	plan_begin(&d->g);
@@ -107,7 +107,7 @@ struct cmd {
 /* Look up w[i] for the command's caller; the result's dir is in *buf. */
 static int at(struct cmd *k, int i, struct loc *l, char **buf)
 {
-	return i < k->n ? lookup(k->d, k->c.root, k->w[i], false, l, buf)
+	return i < k->n ? lookup(k->d, k->c.root, k->w[i], LOOKUP, l, buf)
 			: -EINVAL;
 }
 
@@ -216,12 +216,13 @@ static int do_pivot(struct cmd *k)
 	return err;
 }
 
-static void do_mkdir(struct cmd *k)
+/* mkdir -p DIR... and touch FILE... */
+static void do_make(struct cmd *k, int make)
 {
-	for (int i = 2; i < k->n; i++) {
+	for (int i = make == MKDIR ? 2 : 1; i < k->n; i++) {
 		struct loc l;
 		char *buf;
-		if (lookup(k->d, k->c.root, k->w[i], true, &l, &buf) == 0)
+		if (lookup(k->d, k->c.root, k->w[i], make, &l, &buf) == 0)
 			free(buf);
 	}
 }
@@ -292,12 +293,12 @@ static int run_op(struct cmd *k, int (*op)(struct cmd *))
 
 static int run_line(struct dry *d, char **w, int n)
 {
-	struct cmd k = { d, { true, d->ns, { d->ns->root, "/" } }, w, n };
+	struct cmd k = { d, { true, d->ns, mount_root(d->ns->root) }, w, n };
 	char *rootbuf = NULL;
 	int err = 0;
 
 	if (n >= 2 && strcmp(w[0], "chroot") == 0) {
-		if (lookup(d, k.c.root, w[1], false, &k.c.root, &rootbuf) < 0) {
+		if (lookup(d, k.c.root, w[1], LOOKUP, &k.c.root, &rootbuf) < 0) {
 			printf("L%u ENOENT\n", d->line);
 			return 0;
 		}
@@ -314,7 +315,9 @@ static int run_line(struct dry *d, char **w, int n)
 		err = run_op(&k, do_pivot);
 	else if (strcmp(k.w[0], "mkdir") == 0 && k.n >= 2 &&
 		 strcmp(k.w[1], "-p") == 0)
-		do_mkdir(&k);
+		do_make(&k, MKDIR);
+	else if (strcmp(k.w[0], "touch") == 0)
+		do_make(&k, TOUCH);
 	else if (strcmp(k.w[0], "hold") == 0 || strcmp(k.w[0], "release") == 0)
 		do_hold(&k, k.w[0][0] == 'h');
 	else if (d->trace)
@@ -345,9 +348,9 @@ int dry_run(struct dry *d, FILE *in)
 
 int dry_view(struct dry *d, const char *dir)
 {
-	struct loc host = { d->ns->root, "/" }, root;
+	struct loc host = mount_root(d->ns->root), root;
 	char *buf;
-	if (lookup(d, host, dir, false, &root, &buf) < 0) {
+	if (lookup(d, host, dir, LOOKUP, &root, &buf) < 0) {
 		fprintf(stderr, "sharedry: view %s: no such directory\n", dir);
 		return -1;
 	}
@@ -359,6 +362,6 @@ int dry_view(struct dry *d, const char *dir)
 
 void dry_tree(struct dry *d)
 {
-	struct loc host = { d->ns->root, "/" };
+	struct loc host = mount_root(d->ns->root);
 	render_tree(d->ns, host, stdout);
 }

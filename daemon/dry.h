@@ -5,7 +5,7 @@
 
 #include "engine.h"
 
-struct dent { char *path; UT_hash_handle hh; };
+struct dent { char *path; bool file; UT_hash_handle hh; };
 struct dirs { unsigned fs; struct dent *set; UT_hash_handle hh; };
 struct hold { char *name; uint64_t seq; };
 
@@ -28,9 +28,11 @@ int dry_view(struct dry *d, const char *dir);
 void dry_tree(struct dry *d);
 
 /* dry_path.c */
-bool dir_exists(struct dry *d, const struct fs *fs, const char *dir);
-void dir_add(struct dry *d, const struct fs *fs, const char *dir);
-int lookup(struct dry *d, struct loc root, const char *path, bool create,
+enum { NONE, DIR_, FILE_ };
+int entry_kind(struct dry *d, const struct fs *fs, const char *path);
+void entry_add(struct dry *d, const struct fs *fs, const char *path, bool file);
+enum { LOOKUP = 0, MKDIR = 1, TOUCH = 2 };
+int lookup(struct dry *d, struct loc root, const char *path, int make,
 	   struct loc *out, char **dirbuf);
 
 #endif

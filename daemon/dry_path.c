@@ -24,25 +24,26 @@ static struct dirs *dirs_of(struct dry *d, const struct fs *fs, bool make)
 	return s;
 }
 
-bool dir_exists(struct dry *d, const struct fs *fs, const char *dir)
+int entry_kind(struct dry *d, const struct fs *fs, const char *path)
 {
 	struct dirs *s = dirs_of(d, fs, false);
 	struct dent *e = NULL;
-	if (strcmp(dir, "/") == 0)
-		return true;
+	if (strcmp(path, "/") == 0)
+		return DIR_;
 	if (s)
-		HASH_FIND_STR(s->set, dir, e);
-	return e != NULL;
+		HASH_FIND_STR(s->set, path, e);
+	return !e ? NONE : e->file ? FILE_ : DIR_;
 }
 
-void dir_add(struct dry *d, const struct fs *fs, const char *dir)
+void entry_add(struct dry *d, const struct fs *fs, const char *path, bool file)
 {
-	if (dir_exists(d, fs, dir))
+	if (entry_kind(d, fs, path) != NONE)
 		return;
 	struct dirs *s = dirs_of(d, fs, true);
 	struct dent *e = calloc(1, sizeof *e);
-	if (!e || !(e->path = strdup(dir)))
+	if (!e || !(e->path = strdup(path)))
 		abort();
+	e->file = file;
 	HASH_ADD_KEYPTR(hh, s->set, e->path, strlen(e->path), e);
 }
 
@@ -57,6 +58,7 @@ static void down(struct dry *d, struct loc *p, char *buf)
 	struct mount *c;
 	while ((c = mount_at(&d->g, p->m, buf))) {
 		p->m = c;
+		p->file = c->file;
 		strcpy(buf, c->root);
 	}
 	p->dir = buf;
@@ -79,10 +81,10 @@ static void up(struct dry *d, struct loc root, struct loc *p, char *buf)
 	down(d, p, buf);
 }
 
-/* Resolve path for a caller whose root is root.  With create, missing
- * directories are made (mkdir -p).  out->dir points into *dirbuf, which
- * the caller frees. */
-int lookup(struct dry *d, struct loc root, const char *path, bool create,
+/* Resolve path for a caller whose root is root.  With MKDIR, missing
+ * directories are made (mkdir -p); with TOUCH, a missing last component
+ * becomes a file.  out->dir points into *dirbuf, which the caller frees. */
+int lookup(struct dry *d, struct loc root, const char *path, int make,
 	   struct loc *out, char **dirbuf)
 {
 	size_t cap = strlen(root.dir) + strlen(path) + 4096;
@@ -98,6 +100,10 @@ int lookup(struct dry *d, struct loc root, const char *path, bool create,
 		err = -ENOENT;
 	for (char *c = strtok_r(copy, "/", &save); c && !err;
 	     c = strtok_r(NULL, "/", &save)) {
+		if (p.file) {          /* a file in the middle of the path */
+			err = -ENOTDIR;
+			break;
+		}
 		if (strcmp(c, ".") == 0)
 			continue;
 		if (strcmp(c, "..") == 0) {
@@ -111,13 +117,17 @@ int lookup(struct dry *d, struct loc root, const char *path, bool create,
 		if (strcmp(buf, "/") != 0)
 			strcat(buf, "/");
 		strcat(buf, c);
-		if (!dir_exists(d, p.m->fs, buf)) {
-			if (!create) {
+		int kind = entry_kind(d, p.m->fs, buf);
+		if (kind == NONE) {
+			bool last = save == NULL || *save == '\0';
+			if (!make) {
 				err = -ENOENT;
 				break;
 			}
-			dir_add(d, p.m->fs, buf);
+			kind = make == TOUCH && last ? FILE_ : DIR_;
+			entry_add(d, p.m->fs, buf, kind == FILE_);
 		}
+		p.file = kind == FILE_;
 		down(d, &p, buf);
 	}
 	free(copy);

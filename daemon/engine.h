@@ -63,6 +63,7 @@ struct mount {
 	unsigned group;        /* peer group id, 0 when not shared */
 	struct mount *master;  /* a mount of the master group, or NULL */
 	bool unbindable;
+	bool file;             /* its root is not a directory */
 	bool expiry_mark;      /* MNT_EXPIRE: marked by the first call */
 	bool dead;             /* unmounted in the open plan */
 	struct ns *ns;
@@ -125,7 +126,17 @@ struct graph {
 };
 
 /* A place: a directory inside the topmost mount there (semantics.md App. B). */
-struct loc { struct mount *m; const char *dir; };
+struct loc {
+	struct mount *m;
+	const char *dir;       /* the directory, or the file with .file */
+	bool file;             /* not a directory (3.1, 4.1, 6.1) */
+};
+
+/* The root directory of a mount, as a place. */
+static inline struct loc mount_root(struct mount *m)
+{
+	return (struct loc){ .m = m, .dir = m->root };
+}
 
 /* Who asks: privilege and root decide errnos (5.1, 7). */
 struct caller {

@@ -23,7 +23,7 @@ int op_pivot_root(struct graph *g, const struct caller *c, struct loc new,
 		return -EINVAL;
 	if (strcmp(new.dir, nm->root) != 0 || !nm->parent)
 		return -EINVAL;
-	if (!reaches(om, old.dir, (struct loc){ nm, nm->root }) ||
+	if (!reaches(om, old.dir, mount_root(nm)) ||
 	    !reaches(nm, new.dir, c->root))
 		return -EINVAL;
 

@@ -129,6 +129,7 @@ static struct mount *clone_mount(struct graph *g, struct mount *old,
 {
 	struct mount *m = mount_new(g, old->fs, root, old->devname, old->flags, ns);
 	m->src = old;
+	m->file = old->file && strcmp(root, old->root) == 0;
 	if (flags & CL_SLAVE) {
 		jlist_add(g, &m->slave, &old->slaves);
 		m->master = old;

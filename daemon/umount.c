@@ -117,7 +117,7 @@ static struct loc drop_to(const struct set *s, struct mount *o)
 		mp = p->mp;
 		p = p->parent;
 	} while (in(s, p));
-	return (struct loc){ p, mp };
+	return (struct loc){ .m = p, .dir = mp };
 }
 
 static unsigned depth(const struct mount *m)

@@ -35,7 +35,7 @@ static char *run(struct dry *d, const char *script)
 static struct loc where(struct dry *d, const char *path, char **buf)
 {
 	struct loc l = { 0 };
-	if (lookup(d, (struct loc){ d->ns->root, "/" }, path, false, &l, buf))
+	if (lookup(d, mount_root(d->ns->root), path, LOOKUP, &l, buf))
 		abort();
 	return l;
 }
@@ -59,7 +59,7 @@ static char *dump(struct dry *d, struct ns *ns)
 	char *out = NULL;
 	size_t len = 0;
 	FILE *o = open_memstream(&out, &len);
-	render_mountinfo(&d->g, ns, (struct loc){ ns->root, "/" }, o);
+	render_mountinfo(&d->g, ns, mount_root(ns->root), o);
 	fprintf(o, "mounts %u, next group %u, next mount %u\n",
 		HASH_CNT(hh, d->g.by_id), next_id(&d->g.group_ids),
 		next_id(&d->g.mount_ids));
@@ -166,7 +166,7 @@ static void mount_limit(void)
 
 static struct caller host(struct dry *d)
 {
-	return (struct caller){ true, d->ns, { d->ns->root, "/" } };
+	return (struct caller){ true, d->ns, mount_root(d->ns->root) };
 }
 
 static int umount_path(struct dry *d, struct caller *c, const char *path,
@@ -292,7 +292,7 @@ static void rendering(void)
 	char *out = NULL;
 	size_t len = 0;
 	FILE *o = open_memstream(&out, &len);
-	render_mounts(&d.g, d.ns, (struct loc){ d.ns->root, "/" }, o);
+	render_mounts(&d.g, d.ns, mount_root(d.ns->root), o);
 	fclose(o);
 	ok(strstr(out, "SRC\\040WITH\\040SPACE /w/sp\\040ace tmpfs rw,relatime 0 0\n"),
 	   "/proc/mounts: source mountpoint fstype opts 0 0");
