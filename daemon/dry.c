@@ -79,7 +79,10 @@ static int split(const struct dry *d, const char *s, char *w[MAXW])
 				q = *s;
 			} else if (q && *s == q) {
 				q = 0;
-			} else if (q != '\'' && *s == '\\' && s[1]) {
+			} else if (!q && *s == '\\' && s[1]) {
+				out[len++] = *++s;
+			} else if (q == '"' && *s == '\\' && s[1] &&
+				   strchr("$`\"\\", s[1])) {
 				out[len++] = *++s;
 			} else if (q != '\'' && strncmp(s, "${B}", 4) == 0) {
 				len += (size_t)sprintf(out + len, "%s", d->base);
