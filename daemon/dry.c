@@ -114,6 +114,20 @@ static int at(struct cmd *k, int i, struct loc *l, char **buf)
 			: -EINVAL;
 }
 
+/* The filesystem a new mount of type gets: sysfs has one superblock per
+ * network namespace (S30); other types a new one each time. */
+static struct fs *instance(struct dry *d, const char *type)
+{
+	if (strcmp(type, "sysfs") != 0)
+		return fs_new(&d->g, type, NULL);
+	for (struct list *l = d->g.order.next; l != &d->g.order; l = l->next) {
+		struct mount *m = list_entry(l, struct mount, order);
+		if (m->fs->type && strcmp(m->fs->type, "sysfs") == 0)
+			return m->fs;
+	}
+	return fs_new(&d->g, type, NULL);
+}
+
 static int do_new(struct cmd *k)
 {
 	struct loc l;
@@ -123,8 +137,8 @@ static int do_new(struct cmd *k)
 	int err = at(k, 4, &l, &buf);
 	if (err)
 		return err;
-	err = op_mount_fs(&k->d->g, &k->c, l, fs_new(&k->d->g, k->w[2], NULL),
-			  k->w[3], MNT_RELATIME);
+	err = op_mount_fs(&k->d->g, &k->c, l, instance(k->d, k->w[2]), k->w[3],
+			  MNT_RELATIME);
 	free(buf);
 	return err;
 }

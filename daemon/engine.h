@@ -18,21 +18,14 @@
 #include <string.h>
 #include <uthash.h>
 #include "list.h"
+#include "mount_abi.h"
 
-/* Per-mount flags, shown in mountinfo field 6 (semantics.md 1.5.1). */
+/* Per-mount flags (the engine's own bits), shown in mountinfo field 6 (semantics.md 1.5.1). */
 enum {
 	MNT_RDONLY = 1 << 0, MNT_NOSUID = 1 << 1, MNT_NODEV = 1 << 2,
 	MNT_NOEXEC = 1 << 3, MNT_NOATIME = 1 << 4, MNT_NODIRATIME = 1 << 5,
 	MNT_RELATIME = 1 << 6, MNT_NOSYMFOLLOW = 1 << 7,
 };
-
-/* Propagation types, as the mount(2) flag bits that request them. */
-enum { PROP_UNBINDABLE = 1 << 17, PROP_PRIVATE = 1 << 18,
-       PROP_SLAVE = 1 << 19, PROP_SHARED = 1 << 20, PROP_REC = 1 << 14,
-       PROP_SILENT = 1 << 15 };
-
-/* umount2(2) flags. */
-enum { UM_FORCE = 1, UM_DETACH = 2, UM_EXPIRE = 4, UM_NOFOLLOW = 8 };
 
 struct fs {                    /* a filesystem instance (superblock) */
 	unsigned id;

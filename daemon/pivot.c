@@ -12,6 +12,8 @@ int op_pivot_root(struct graph *g, const struct caller *c, struct loc new,
 
 	if (!c->privileged)
 		return -EPERM;
+	if (new.file || old.file)
+		return -ENOTDIR;
 	if (is_shared(om) || (nm->parent && is_shared(nm->parent)) ||
 	    (root_parent && is_shared(root_parent)))
 		return -EINVAL;
