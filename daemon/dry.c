@@ -249,12 +249,11 @@ static void do_hold(struct cmd *k, bool hold)
 	struct dry *d = k->d;
 	if (k->n != 2)
 		return;
-	if (!hold) {
-		for (size_t i = 0; i < d->nholds; i++)
+	if (!hold) {               /* every holder of that name exits */
+		for (size_t i = d->nholds; i-- > 0; )
 			if (strcmp(d->holds[i].name, k->w[1]) == 0) {
 				free(d->holds[i].name);
 				d->holds[i] = d->holds[--d->nholds];
-				return;
 			}
 		return;
 	}

@@ -1,0 +1,304 @@
+/*
+ * gen SEED - print a random scenario for the kernel-differential harness.
+ *
+ * 20 to 40 operations (mount, umount, hold, release; mkdir lines are extra)
+ * over a fixed set of directories and two chroot jails, $B/j1 and $B/j2.
+ * The generator keeps a rough list of what it has mounted so that most
+ * commands hit mounts and succeed; the rest exercise the error paths. The
+ * PRNG is self-contained, so a seed gives the same script everywhere.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every directory a scenario uses; jails are $B/j1 and $B/j2. */
+static const char *const dirs[] = {
+	"$B/a", "$B/b", "$B/c", "$B/a/d1", "$B/b/d1", "$B/c/d1", "$B/a/d1/e",
+	"$B/j1/x", "$B/j1/y", "$B/j1/x/d1", "$B/j2/x", "$B/j2/y", "$B/j2/x/d1",
+};
+#define NDIRS (sizeof(dirs) / sizeof(dirs[0]))
+#define JAIL_LEN 5 /* strlen("$B/j1") */
+
+static const char *const makes[] = {
+	"shared", "shared", "shared", "shared", "slave", "slave", "slave",
+	"private", "private", "unbindable", "rshared", "rshared", "rslave",
+	"rprivate", "runbindable",
+};
+
+enum { MAX_MOUNTED = 64, MAX_HELD = 2, MAX_RBIND = 4, MAX_RBIND_SELF = 2 };
+
+struct gen {
+	uint64_t state;				/* xorshift64* */
+	const char *mounted[MAX_MOUNTED];	/* likely mounted; may repeat */
+	int nmounted;
+	const char *held[MAX_HELD];
+	int nheld;
+	int ntmpfs, nrbind, nrbind_self;
+};
+
+static unsigned rnd(struct gen *g, unsigned n)
+{
+	g->state ^= g->state >> 12;
+	g->state ^= g->state << 25;
+	g->state ^= g->state >> 27;
+	return (unsigned)((g->state * 0x2545F4914F6CDD1DULL) >> 32) % n;
+}
+
+static int chance(struct gen *g, unsigned percent)
+{
+	return rnd(g, 100) < percent;
+}
+
+static void seed(struct gen *g, uint64_t s)
+{
+	/* splitmix64 step: any seed, including 0, gives a good state */
+	s += 0x9E3779B97F4A7C15ULL;
+	s = (s ^ (s >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	s = (s ^ (s >> 27)) * 0x94D049BB133111EBULL;
+	memset(g, 0, sizeof(*g));
+	g->state = (s ^ (s >> 31)) | 1;
+}
+
+static void push_mounted(struct gen *g, const char *d)
+{
+	if (g->nmounted < MAX_MOUNTED)
+		g->mounted[g->nmounted++] = d;
+}
+
+static void drop_mounted(struct gen *g, const char *d)
+{
+	int i;
+
+	for (i = g->nmounted - 1; i >= 0; i--)
+		if (g->mounted[i] == d) {
+			g->mounted[i] = g->mounted[--g->nmounted];
+			return;
+		}
+}
+
+static const char *any_dir(struct gen *g)
+{
+	return dirs[rnd(g, NDIRS)];
+}
+
+static const char *mounted_dir(struct gen *g)
+{
+	return g->nmounted ? g->mounted[rnd(g, g->nmounted)] : any_dir(g);
+}
+
+/* Target of a new mount: mostly a directory, sometimes a stack. */
+static const char *target(struct gen *g)
+{
+	return chance(g, 35) ? mounted_dir(g) : any_dir(g);
+}
+
+/* A fresh filesystem on D hides the directories below D: recreate them. */
+static void remkdir(const char *d)
+{
+	size_t n = strlen(d), i;
+	int any = 0;
+
+	for (i = 0; i < NDIRS; i++)
+		if (strncmp(dirs[i], d, n) == 0 && dirs[i][n] == '/') {
+			printf(any ? " %s" : "mkdir -p %s", dirs[i]);
+			any = 1;
+		}
+	if (any)
+		putchar('\n');
+}
+
+static void op_tmpfs(struct gen *g)
+{
+	const char *t = target(g);
+
+	printf("mount -t tmpfs T%d %s\n", ++g->ntmpfs, t);
+	push_mounted(g, t);
+	remkdir(t);
+}
+
+static void op_make(struct gen *g)
+{
+	const char *t = chance(g, 85) ? mounted_dir(g) : any_dir(g);
+
+	printf("mount --make-%s %s\n", makes[rnd(g, sizeof(makes) / sizeof(makes[0]))], t);
+}
+
+static void op_bind(struct gen *g)
+{
+	const char *src = chance(g, 70) ? mounted_dir(g) : any_dir(g);
+	const char *dst = target(g);
+
+	printf("mount --bind %s %s\n", src, dst);
+	push_mounted(g, dst);
+	remkdir(dst);
+}
+
+/* rbind, sometimes of a tree into its own subdirectory; both are capped
+ * because each can multiply the number of mounts (semantics.md 4.3). */
+static void op_rbind(struct gen *g)
+{
+	static const char *const self[][2] = {
+		{ "$B/a", "$B/a/d1" }, { "$B/b", "$B/b/d1" },
+		{ "$B/c", "$B/c/d1" }, { "$B/j1/x", "$B/j1/x/d1" },
+	};
+	const char *src, *dst;
+
+	if (g->nrbind >= MAX_RBIND) {
+		op_bind(g);
+		return;
+	}
+	g->nrbind++;
+	if (g->nrbind_self < MAX_RBIND_SELF && chance(g, 35)) {
+		unsigned i = rnd(g, 4);
+
+		g->nrbind_self++;
+		src = self[i][0];
+		dst = self[i][1];
+	} else {
+		src = mounted_dir(g);
+		dst = target(g);
+	}
+	printf("mount --rbind %s %s\n", src, dst);
+	push_mounted(g, dst);
+	remkdir(dst);
+}
+
+static void op_move(struct gen *g)
+{
+	const char *src = mounted_dir(g), *dst = target(g);
+
+	printf("mount --move %s %s\n", src, dst);
+	drop_mounted(g, src);
+	push_mounted(g, dst);
+}
+
+static void op_umount(struct gen *g)
+{
+	const char *t = mounted_dir(g);
+
+	printf("umount %s%s\n", chance(g, 40) ? "-l " : "", t);
+	drop_mounted(g, t);
+}
+
+static int in_jail(const char *d, const char *jail)
+{
+	return strncmp(d, jail, JAIL_LEN) == 0 && d[JAIL_LEN] == '/';
+}
+
+/* A directory of JAIL (host form), preferably one that is mounted. */
+static const char *jail_dir(struct gen *g, const char *jail, int mounted)
+{
+	const char *pick[NDIRS > MAX_MOUNTED ? NDIRS : MAX_MOUNTED];
+	unsigned n = 0, i;
+
+	for (i = 0; mounted && i < (unsigned)g->nmounted; i++)
+		if (in_jail(g->mounted[i], jail))
+			pick[n++] = g->mounted[i];
+	if (n == 0)
+		for (i = 0; i < NDIRS; i++)
+			if (in_jail(dirs[i], jail))
+				pick[n++] = dirs[i];
+	return pick[rnd(g, n)];
+}
+
+/* The same operations, issued from inside a jail with jail paths. */
+static void op_jail(struct gen *g)
+{
+	const char *jail = chance(g, 60) ? "$B/j1" : "$B/j2";
+	const char *a = jail_dir(g, jail, chance(g, 60));
+	const char *b = jail_dir(g, jail, 0);
+	unsigned what = rnd(g, 100);
+
+	printf("chroot %s ", jail);
+	if (what < 30) {
+		printf("mount -t tmpfs T%d %s\n", ++g->ntmpfs, b + JAIL_LEN);
+		push_mounted(g, b);
+		remkdir(b);
+	} else if (what < 50) {
+		printf("mount --bind %s %s\n", a + JAIL_LEN, b + JAIL_LEN);
+		push_mounted(g, b);
+		remkdir(b);
+	} else if (what < 75) {
+		printf("mount --make-%s %s\n", makes[rnd(g, sizeof(makes) / sizeof(makes[0]))], a + JAIL_LEN);
+	} else if (what < 85) {
+		printf("umount %s%s\n", chance(g, 40) ? "-l " : "", a + JAIL_LEN);
+		drop_mounted(g, a);
+	} else if (what < 92) {
+		printf("mount --move %s %s\n", a + JAIL_LEN, b + JAIL_LEN);
+		drop_mounted(g, a);
+		push_mounted(g, b);
+	} else {
+		printf("mkdir -p %s/d1\n", jail_dir(g, jail, 0) + JAIL_LEN);
+	}
+}
+
+/* hold a mount busy, or release one held before. */
+static int op_hold(struct gen *g)
+{
+	const char *d = mounted_dir(g);
+	int i;
+
+	/* A DIR is held once at a time: "release DIR" must name one holder. */
+	for (i = 0; i < g->nheld; i++)
+		if (g->held[i] == d)
+			d = NULL;
+	if (d && g->nheld < MAX_HELD && (g->nheld == 0 || chance(g, 50))) {
+		g->held[g->nheld++] = d;
+		printf("hold %s\n", d);
+		return 1;
+	}
+	if (g->nheld == 0)
+		return 0;
+	i = rnd(g, g->nheld);
+	printf("release %s\n", g->held[i]);
+	g->held[i] = g->held[--g->nheld];
+	return 1;
+}
+
+/* One operation; returns 0 if nothing counted as an operation was printed. */
+static int op(struct gen *g)
+{
+	unsigned w = rnd(g, 100);
+
+	if (w < 16)
+		op_tmpfs(g);
+	else if (w < 35)
+		op_make(g);
+	else if (w < 48)
+		op_bind(g);
+	else if (w < 54)
+		op_rbind(g);
+	else if (w < 61)
+		op_move(g);
+	else if (w < 70)
+		op_umount(g);
+	else if (w < 91)
+		op_jail(g);
+	else
+		return op_hold(g);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct gen g;
+	char *end;
+	uint64_t s;
+	int n, i;
+
+	if (argc != 2 || (s = strtoull(argv[1], &end, 0), *end)) {
+		fprintf(stderr, "usage: gen SEED\n");
+		return 2;
+	}
+	seed(&g, s);
+	printf("# gen %s\n", argv[1]);
+	for (i = 0; i < (int)NDIRS; i++)
+		printf(i ? " %s" : "mkdir -p %s", dirs[i]);
+	putchar('\n');
+	for (n = 20 + rnd(&g, 21); n > 0;)
+		n -= op(&g);
+	while (g.nheld)
+		printf("release %s\n", g.held[--g.nheld]);
+	return 0;
+}

@@ -1,0 +1,328 @@
+/*
+ * mtnorm [-b BASE] [FILE] - normalise the output of native-run.sh or
+ * sharedry so the two can be diffed (kernel-differential harness).
+ *
+ * Input: an optional "base PATH" line, result lines (passed through), and
+ * views: "--- view V" followed by /proc/self/mountinfo lines seen with root V.
+ * Each view is printed as a forest in depth-first pre-order, children sorted
+ * by mountpoint, one line per mount:
+ *     <2 spaces per depth><mountpoint> <root> <source> <fstype> <opts>[ <optional>...]
+ * with the base path written "B" and peer-group ids renumbered g1, g2, ... by
+ * first appearance (one map for shared:/master:/propagate_from:, restarted
+ * per view). Mount ids, device numbers and superblock options are dropped:
+ * ids and group numbers are allocated machine-wide (semantics.md 1.3, 1.4),
+ * line order is creation order (1.5.4); only the structure is comparable.
+ * The host view "/" keeps only the mounts at or below BASE; jail views keep
+ * everything they list.
+ */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct mnt {
+	long id, parent;
+	char *root, *mp, *opts, *optional, *fstype, *src; /* unescaped */
+	size_t seq;	/* input order: last tie-breaker */
+	bool printed;
+};
+
+struct view {
+	struct mnt *m;
+	size_t n, cap;
+	bool host;	/* "/" view: keep only the sandbox subtree */
+	char **groups;	/* raw group ids in order of first printing */
+	size_t ngroups;
+};
+
+static const char *base; /* sandbox path, from -b or the "base" line */
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		perror("mtnorm");
+		exit(1);
+	}
+	return p;
+}
+
+/* Undo the kernel's \ooo escaping (space, tab, newline, backslash). */
+static char *unescape(const char *s)
+{
+	char *out = xrealloc(NULL, strlen(s) + 1), *o = out;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0');
+			s += 4;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Print S escaped as the kernel does, so one mount stays one line. */
+static void put_escaped(const char *s)
+{
+	for (; *s; s++) {
+		if (strchr(" \t\n\\", *s))
+			printf("\\%03o", (unsigned char)*s);
+		else
+			putchar(*s);
+	}
+}
+
+static bool under_base(const char *path)
+{
+	size_t n = base ? strlen(base) : 0;
+
+	return n && strncmp(path, base, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
+/* PATH with the base path, or a literal "$B", written as "B". */
+static void put_path(const char *path)
+{
+	if (under_base(path))
+		path += strlen(base) - 1;
+	else if (strncmp(path, "$B", 2) == 0)
+		path += 1;
+	else {
+		put_escaped(path);
+		return;
+	}
+	putchar('B');
+	put_escaped(path + 1);
+}
+
+/*
+ * Parse one mountinfo line (semantics.md 1.5.1) into M. Returns false if
+ * the line is not mountinfo (it is then printed as it is).
+ */
+static bool parse_mountinfo(char *line, struct mnt *m)
+{
+	char *f[64], *save = NULL, *tok;
+	int n = 0, sep = -1, i;
+	size_t optlen = 0;
+
+	for (tok = strtok_r(line, " ", &save); tok && n < 64;
+	     tok = strtok_r(NULL, " ", &save))
+		f[n++] = tok;
+	for (i = 6; i < n; i++)
+		if (strcmp(f[i], "-") == 0) {
+			sep = i;
+			break;
+		}
+	if (sep < 0 || sep + 2 >= n)
+		return false;
+	m->id = strtol(f[0], NULL, 10);
+	m->parent = strtol(f[1], NULL, 10);
+	m->root = unescape(f[3]);
+	m->mp = unescape(f[4]);
+	m->opts = strdup(f[5]);
+	m->fstype = unescape(f[sep + 1]);
+	m->src = unescape(f[sep + 2]);
+	for (i = 6; i < sep; i++)
+		optlen += strlen(f[i]) + 1;
+	m->optional = xrealloc(NULL, optlen + 1);
+	m->optional[0] = '\0';
+	for (i = 6; i < sep; i++) {
+		strcat(m->optional, " ");
+		strcat(m->optional, f[i]);
+	}
+	m->printed = false;
+	return true;
+}
+
+static void free_mnt(struct mnt *m)
+{
+	free(m->root);
+	free(m->mp);
+	free(m->opts);
+	free(m->optional);
+	free(m->fstype);
+	free(m->src);
+}
+
+/* Sort key: mountpoint, then the rest of the printed line, then input order. */
+static int cmp_mnt(const void *pa, const void *pb)
+{
+	const struct mnt *a = pa, *b = pb;
+	int c;
+
+	if ((c = strcmp(a->mp, b->mp)) || (c = strcmp(a->root, b->root)) ||
+	    (c = strcmp(a->src, b->src)) || (c = strcmp(a->fstype, b->fstype)) ||
+	    (c = strcmp(a->opts, b->opts)))
+		return c;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Number of group RAW in this view: 1, 2, ... by first appearance. */
+static size_t group_number(struct view *v, const char *raw)
+{
+	size_t i;
+
+	for (i = 0; i < v->ngroups; i++)
+		if (strcmp(v->groups[i], raw) == 0)
+			return i + 1;
+	v->groups = xrealloc(v->groups, (v->ngroups + 1) * sizeof(char *));
+	v->groups[v->ngroups++] = strdup(raw);
+	return v->ngroups;
+}
+
+/* Optional fields with group ids renumbered; other tags stay as they are. */
+static void put_optional(struct view *v, const char *optional)
+{
+	static const char *const tags[] = { "shared:", "master:",
+					    "propagate_from:" };
+	char *copy = strdup(optional), *save = NULL, *tok;
+	size_t i, len;
+
+	for (tok = strtok_r(copy, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		for (i = 0; i < 3; i++) {
+			len = strlen(tags[i]);
+			if (strncmp(tok, tags[i], len) == 0) {
+				printf(" %sg%zu", tags[i],
+				       group_number(v, tok + len));
+				break;
+			}
+		}
+		if (i == 3)
+			printf(" %s", tok);
+	}
+	free(copy);
+}
+
+/* Print M and, depth first, its children (already in sorted order). */
+static void print_tree(struct view *v, struct mnt *m, int depth)
+{
+	size_t i;
+
+	m->printed = true;
+	printf("%*s", 2 * depth, "");
+	put_path(m->mp);
+	putchar(' ');
+	put_escaped(m->root);
+	putchar(' ');
+	put_escaped(m->src);
+	putchar(' ');
+	put_escaped(m->fstype);
+	printf(" %s", m->opts);
+	put_optional(v, m->optional);
+	putchar('\n');
+	for (i = 0; i < v->n; i++)
+		if (!v->m[i].printed && v->m[i].parent == m->id)
+			print_tree(v, &v->m[i], depth + 1);
+}
+
+static bool parent_listed(const struct view *v, const struct mnt *m)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (v->m[i].id == m->parent && &v->m[i] != m)
+			return true;
+	return false;
+}
+
+/* Print the view collected so far and start afresh. */
+static void flush_view(struct view *v)
+{
+	size_t i;
+
+	qsort(v->m, v->n, sizeof(*v->m), cmp_mnt);
+	for (i = 0; i < v->n; i++)
+		if (!v->m[i].printed && !parent_listed(v, &v->m[i]))
+			print_tree(v, &v->m[i], 0);
+	/* Only a parent cycle could leave mounts unprinted: show them. */
+	for (i = 0; i < v->n; i++)
+		if (!v->m[i].printed)
+			print_tree(v, &v->m[i], 0);
+	for (i = 0; i < v->n; i++)
+		free_mnt(&v->m[i]);
+	for (i = 0; i < v->ngroups; i++)
+		free(v->groups[i]);
+	free(v->m);
+	free(v->groups);
+	memset(v, 0, sizeof(*v));
+}
+
+static void add_line(struct view *v, char *line)
+{
+	char *raw = strdup(line); /* parsing cuts LINE into fields */
+	struct mnt m;
+
+	if (!parse_mountinfo(line, &m)) {
+		printf("? %s\n", raw);
+		free(raw);
+		return;
+	}
+	free(raw);
+	if (v->host && base && !under_base(m.mp)) {
+		free_mnt(&m);
+		return;
+	}
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 64;
+		v->m = xrealloc(v->m, v->cap * sizeof(*v->m));
+	}
+	m.seq = v->n;
+	v->m[v->n++] = m;
+}
+
+static void normalise(FILE *in)
+{
+	struct view v = { 0 };
+	bool in_view = false;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	while ((len = getline(&line, &cap, in)) >= 0) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		if (strncmp(line, "--- view ", 9) == 0) {
+			flush_view(&v);
+			in_view = true;
+			v.host = strcmp(line + 9, "/") == 0;
+			fputs("--- view ", stdout);
+			put_path(line + 9);
+			putchar('\n');
+		} else if (in_view) {
+			add_line(&v, line);
+		} else if (strncmp(line, "base ", 5) == 0) {
+			base = strdup(line + 5);
+		} else {
+			puts(line);
+		}
+	}
+	flush_view(&v);
+	free(line);
+}
+
+int main(int argc, char **argv)
+{
+	FILE *in = stdin;
+	int c;
+
+	while ((c = getopt(argc, argv, "b:")) != -1) {
+		if (c != 'b') {
+			fprintf(stderr, "usage: mtnorm [-b BASE] [FILE]\n");
+			return 2;
+		}
+		base = optarg;
+	}
+	if (optind < argc && !(in = fopen(argv[optind], "r"))) {
+		perror(argv[optind]);
+		return 1;
+	}
+	normalise(in);
+	return fflush(stdout) == 0 ? 0 : 1;
+}

@@ -1,0 +1,69 @@
+#!/bin/bash
+# native-run.sh SCRIPT VIEW... - run one scenario natively against the kernel.
+#
+# Output (the format sharedry prints too, plus the first line):
+#   base <sandbox path>
+#   L<line> <RESULT>            one per mount/umount command of SCRIPT
+#   --- view <V>                for each VIEW, then the raw mountinfo seen
+#   <mountinfo lines...>        with root V
+# VIEW is "/" (host-wide) or a jail path, normally written with a literal
+# '$B' ('$B/j1'), which is expanded to the sandbox path here.
+#
+# Everything happens in a private mount namespace: a fresh one, unless
+# LIBSHARE_DIFF_NS=1 says the caller (run-diff.sh) already made one. The
+# sandbox is a tmpfs named BASE on a mktemp directory, made private, exactly
+# what sharedry models with --base. Nothing stays mounted afterwards.
+#
+# Environment: DIFF_BIN (dir of spy.so and lsview; default: this script's
+# dir), DIFF_TIMEOUT (seconds for the script, default 120), NATIVE_ERR (file
+# collecting util-linux messages; default: discarded).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+bindir=${DIFF_BIN:-$here}
+
+if (($# < 1)); then
+	echo "usage: native-run.sh SCRIPT VIEW..." >&2
+	exit 2
+fi
+if [[ ${LIBSHARE_DIFF_NS:-} != 1 ]]; then
+	LIBSHARE_DIFF_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+fi
+# We mount as root: refuse to do it in the host's namespace.
+if [[ $(readlink /proc/self/ns/mnt) == $(readlink /proc/1/ns/mnt) ]]; then
+	echo "native-run.sh: not in a private mount namespace" >&2
+	exit 2
+fi
+
+[[ -r $1 ]] || { echo "native-run.sh: cannot read $1" >&2; exit 2; }
+script=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # it runs from /
+shift
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/libshare-diff.XXXXXX") || exit 1
+log=$dir.log
+cleanup() {
+	while /usr/bin/umount -l "$dir" 2>/dev/null; do :; done
+	rmdir "$dir"
+	rm -f "$log"
+}
+trap cleanup EXIT
+/usr/bin/mount -t tmpfs BASE "$dir" && /usr/bin/mount --make-private "$dir" ||
+	exit 1
+echo "base $dir"
+
+# The scenario runs in its own bash, sourced so that BASH_LINENO gives its
+# own line numbers. timeout signals the whole process group, so holders die
+# with it.
+(cd / && B=$dir SCENARIO=$script SPY_SO=$bindir/spy.so SPY_LOG=$log \
+	timeout "${DIFF_TIMEOUT:-120}" bash -c \
+	'source "$1" && source "$SCENARIO"; _release_all; exit 0' native-run \
+	"$here/native.sh" </dev/null) || echo "TIMEOUT or error $? in script"
+
+for v in "$@"; do
+	v=${v//'$B'/$dir}
+	echo "--- view $v"
+	if [[ $v == / ]]; then
+		cat /proc/self/mountinfo
+	else
+		"$bindir/lsview" "$v"
+	fi
+done

@@ -1,0 +1,109 @@
+# native.sh - prelude sourced by bash before a scenario script (native side of
+# the kernel-differential harness). It turns the scenario language into real
+# util-linux calls and prints "L<line> <RESULT>" for every mount/umount.
+#
+# Expects: SPY_SO (path of spy.so), SPY_LOG (scratch log file), SCENARIO (the
+# script path exactly as it will be sourced, to find its line numbers), B.
+# Commands never abort the script: a failure is a result to compare.
+
+declare -A _holds    # DIR -> "pid fd ..." of the processes holding DIR busy
+_jail=               # set (dynamically scoped) by "chroot JAIL cmd..."
+_lineno=
+
+# The scenario line that issued the current command: the innermost frame
+# called from the scenario file (chroot adds a frame of its own).
+_scenario_line() {
+	local i
+	for ((i = 1; i < ${#BASH_SOURCE[@]}; i++)); do
+		if [[ ${BASH_SOURCE[i]} == "$SCENARIO" ]]; then
+			_lineno=${BASH_LINENO[i - 1]}
+			return
+		fi
+	done
+	_lineno=0
+}
+
+# Result of the command just run: what the kernel said to its last mount(2)
+# or umount2(2) (OK or the errno name), or, if util-linux made no such call,
+# OK or FAIL<exit status>. The syscall wins over the exit status: in a jail
+# without /run, util-linux exits 16 after a successful move (it cannot
+# update utab), yet the mount table changed.
+_result() {
+	local rc=$1 line res=
+	while read -r line; do
+		res=${line##* }
+	done <"$SPY_LOG"
+	case $res in
+	'') ((rc == 0)) && res=OK || res=FAIL$rc ;;
+	0) res=OK ;;
+	esac
+	echo "L$_lineno $res"
+}
+
+# Run a util-linux binary under the spy, inside the jail if one is set.
+_spied() {
+	local rc
+	_scenario_line
+	: >"$SPY_LOG"
+	LD_PRELOAD=$SPY_SO SPY_LOG=$SPY_LOG SPY_ROOT=$_jail "$@" \
+		>/dev/null 2>>"${NATIVE_ERR:-/dev/null}"
+	rc=$?
+	_result $rc
+}
+
+mount() { _spied /usr/bin/mount "$@"; }
+umount() { _spied /usr/bin/umount "$@"; }
+
+# mkdir prints nothing; inside a jail it still needs the spy's chroot.
+mkdir() {
+	if [[ $_jail ]]; then
+		LD_PRELOAD=$SPY_SO SPY_ROOT=$_jail command mkdir "$@" 2>/dev/null
+	else
+		command mkdir "$@" 2>/dev/null
+	fi
+	return 0
+}
+
+# chroot JAIL cmd...: jail-relative paths; the spy does the real chroot.
+chroot() {
+	local _jail=$1
+	shift
+	"$@"
+}
+
+# hold DIR: a process keeps its cwd in DIR (the top mount there is busy).
+# It reports through a pipe once its cwd is set, so the next command sees
+# the mount busy. A DIR that cannot be entered holds nothing.
+hold() {
+	local fd pid ready=
+	exec {fd}< <(cd -P -- "$1" 2>/dev/null && echo ready && exec sleep infinity)
+	pid=$!
+	read -r -u "$fd" ready
+	if [[ $ready ]]; then
+		_holds[$1]+="$pid $fd "
+	else
+		wait "$pid" 2>/dev/null
+		exec {fd}<&-
+	fi
+}
+
+# release DIR: every holder of DIR exits (and is reaped, so it no longer
+# pins the mount) before the next command runs.
+release() {
+	local -a h=(${_holds[$1]})
+	local i fd
+	for ((i = 0; i < ${#h[@]}; i += 2)); do
+		kill "${h[i]}" 2>/dev/null
+		wait "${h[i]}" 2>/dev/null
+		fd=${h[i + 1]}
+		exec {fd}<&-
+	done
+	unset "_holds[$1]"
+}
+
+_release_all() {
+	local d
+	for d in "${!_holds[@]}"; do
+		release "$d"
+	done
+}

@@ -1,0 +1,142 @@
+#!/bin/bash
+# run-diff.sh [--native-only] [--random N [--seed-base S]] [SCENARIO...]
+#
+# Kernel-differential test: every scenario runs natively (native-run.sh, real
+# kernel in a private mount namespace) and through the engine's dry run
+# (sharedry); both outputs are normalised by mtnorm and must be identical:
+# each mount/umount result and the mount tree host-wide and from each jail.
+# Prints TAP, one test point per scenario; a failure shows the diff and, for
+# a random scenario, its seed and script.
+#
+# Views: "/" plus every jail the script chroots into ("chroot $B/jN ...")
+# plus any "# view: $B/DIR" comment line; random scenarios use $B/j1, $B/j2.
+# --native-only runs only the native side and shows its normalised output
+# (to check scenarios against semantics.md without an engine).
+#
+# Needs root; without sharedry it bails out rather than skip.
+# Environment: SHAREDRY (default ../../daemon/sharedry from this directory,
+# else sharedry on PATH), DIFF_BIN (where mtnorm, gen, lsview, spy.so are;
+# default this directory), DIFF_TIMEOUT (seconds per side, default 120).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+bindir=${DIFF_BIN:-$here}
+export DIFF_BIN=$bindir
+
+native_only=0 random=0 seed_base=1
+files=()
+while (($#)); do
+	case $1 in
+	--native-only) native_only=1 ;;
+	--random) random=$2; shift ;;
+	--seed-base) seed_base=$2; shift ;;
+	-*) echo "usage: run-diff.sh [--native-only] [--random N [--seed-base S]] [SCENARIO...]" >&2
+	    exit 2 ;;
+	*) files+=("$1") ;;
+	esac
+	shift
+done
+
+if ((EUID != 0)); then
+	echo "Bail out! needs root (mount namespaces, real mounts)"
+	exit 1
+fi
+if [[ ${LIBSHARE_DIFF_NS:-} != 1 ]]; then
+	# One private namespace for the whole run: cheaper than one per
+	# scenario, and group ids are renumbered anyway.
+	LIBSHARE_DIFF_NS=1 exec unshare -m --propagation private bash "$0" \
+		--random "$random" --seed-base "$seed_base" \
+		$( ((native_only)) && echo --native-only) "${files[@]}"
+fi
+
+if ((!native_only)) && [[ -z ${SHAREDRY:-} ]]; then
+	SHAREDRY=$here/../../daemon/sharedry
+	[[ -x $SHAREDRY ]] || SHAREDRY=$(command -v sharedry)
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/libshare-rundiff.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+
+# Views of SCRIPT, '$B' unexpanded: "/", each chroot jail, each "# view:".
+views_of() {
+	local -A seen=()
+	local v
+	echo /
+	while read -r v; do
+		[[ -z ${seen[$v]:-} ]] && echo "$v"
+		seen[$v]=1
+	done < <(sed -nE -e 's/^[[:space:]]*chroot[[:space:]]+(\$B[^[:space:]]*).*/\1/p' \
+		-e 's/^#[[:space:]]*view:[[:space:]]*(\$B[^[:space:]]*).*/\1/p' "$1")
+}
+
+# Lines of FILE as TAP diagnostics.
+diag() {
+	sed 's/^/# /' "$1"
+}
+
+# run_one NUMBER NAME SCRIPT VIEW...: one TAP test point.
+run_one() {
+	local k=$1 name=$2 script=$3 base rc=0
+	shift 3
+	local -a dviews=()
+	DIFF_TIMEOUT=${DIFF_TIMEOUT:-120} bash "$here/native-run.sh" "$script" "$@" \
+		>"$work/native.raw" 2>"$work/native.err"
+	base=$(sed -n '1s/^base //p' "$work/native.raw")
+	if [[ -z $base ]]; then
+		echo "not ok $k - $name"
+		echo "# native run failed:"
+		diag "$work/native.err"
+		return 1
+	fi
+	"$bindir/mtnorm" "$work/native.raw" >"$work/native"
+	if ((native_only)); then
+		if ! grep -q '^TIMEOUT' "$work/native"; then
+			echo "ok $k - $name"
+			rc=0
+		else
+			echo "not ok $k - $name"
+			rc=1
+		fi
+		diag "$work/native"
+		diag "$work/native.err"
+		return $rc
+	fi
+	for v in "$@"; do
+		dviews+=(--view "${v//'$B'/$base}")
+	done
+	timeout "${DIFF_TIMEOUT:-120}" "$SHAREDRY" --base "$base" "${dviews[@]}" \
+		"$script" >"$work/dry.raw" 2>"$work/dry.err" || rc=$?
+	"$bindir/mtnorm" -b "$base" "$work/dry.raw" >"$work/dry"
+	if ((rc == 0)) && diff -u --label native --label sharedry \
+		"$work/native" "$work/dry" >"$work/diff"; then
+		echo "ok $k - $name"
+		return 0
+	fi
+	echo "not ok $k - $name"
+	((rc == 0)) || echo "# sharedry exit status $rc"
+	diag "$work/dry.err"
+	diag "$work/diff"
+	return 1
+}
+
+k=0 failed=0
+echo "1..$((${#files[@]} + random))"
+if ((!native_only)) && [[ ! -x $SHAREDRY ]]; then
+	echo "Bail out! sharedry not found (build it, or set SHAREDRY)"
+	exit 1
+fi
+for f in "${files[@]}"; do
+	mapfile -t views < <(views_of "$f")
+	run_one $((++k)) "$(basename "$f")" "$f" "${views[@]}" || failed=1
+done
+for ((i = 0; i < random; i++)); do
+	seed=$((seed_base + i))
+	script=$work/random-$seed.sh
+	"$bindir/gen" "$seed" >"$script"
+	if ! run_one $((++k)) "random seed $seed" "$script" / '$B/j1' '$B/j2'; then
+		failed=1
+		echo "# seed $seed (reproduce: gen $seed >s.sh; run-diff.sh s.sh):"
+		diag "$script"
+	fi
+done
+# The TAP points say what failed; the status also tells a plain driver.
+exit $failed
