@@ -6,7 +6,6 @@
  * mount of its own; the kernel renders the file relative to the reader's
  * root at open time (semantics.md 1.5.3), which is the jail.
  */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>

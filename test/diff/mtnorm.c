@@ -15,7 +15,6 @@
  * The host view "/" keeps only the mounts at or below BASE; jail views keep
  * everything they list.
  */
-#define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -53,16 +53,20 @@ _spied() {
 
 mount() { _spied /usr/bin/mount "$@"; }
 umount() { _spied /usr/bin/umount "$@"; }
+pivot_root() { _spied /usr/sbin/pivot_root "$@"; }
 
-# mkdir prints nothing; inside a jail it still needs the spy's chroot.
-mkdir() {
+# mkdir and touch print nothing; inside a jail they still need the spy's
+# chroot.
+_quiet() {
 	if [[ $_jail ]]; then
-		LD_PRELOAD=$SPY_SO SPY_ROOT=$_jail command mkdir "$@" 2>/dev/null
+		LD_PRELOAD=$SPY_SO SPY_ROOT=$_jail command "$@" 2>/dev/null
 	else
-		command mkdir "$@" 2>/dev/null
+		command "$@" 2>/dev/null
 	fi
 	return 0
 }
+mkdir() { _quiet mkdir "$@"; }
+touch() { _quiet touch "$@"; }
 
 # chroot JAIL cmd...: jail-relative paths; the spy does the real chroot.
 chroot() {

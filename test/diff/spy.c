@@ -17,7 +17,6 @@
  * the constructor (other libraries' constructors open files): they resolve
  * the real symbol lazily and redirect nothing until procfd is set.
  */
-#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +26,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static int logfd = -1;  /* SPY_LOG, O_APPEND so several processes can share it */
@@ -45,6 +45,7 @@ static struct {
 	FILE *(*fopen64)(const char *, const char *);
 	ssize_t (*readlink)(const char *, char *, size_t);
 	int (*access)(const char *, int);
+	long (*syscall)(long, ...);
 	int loaded;
 } real;
 
@@ -62,6 +63,7 @@ static void load_real(void)
 	real.fopen64 = dlsym(RTLD_NEXT, "fopen64");
 	real.readlink = dlsym(RTLD_NEXT, "readlink");
 	real.access = dlsym(RTLD_NEXT, "access");
+	real.syscall = dlsym(RTLD_NEXT, "syscall");
 	real.loaded = 1;
 }
 
@@ -134,6 +136,27 @@ int umount2(const char *tgt, int flags)
 int umount(const char *tgt)
 {
 	return umount2(tgt, 0);
+}
+
+/* pivot_root(8) has no libc wrapper to call: it uses syscall(2).  Every
+ * other number passes through with its six argument words. */
+long syscall(long nr, ...)
+{
+	va_list ap;
+	long a[6], rc;
+	int err;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	load_real();
+	rc = real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	err = errno;
+	if (nr == SYS_pivot_root)
+		log_result("pivot_root", 0, (int)rc, err);
+	errno = err;
+	return rc;
 }
 
 /* The mode argument is only present when the flags say so (open(2)). */
