@@ -301,6 +301,8 @@ static int run_op(struct cmd *k, int (*op)(struct cmd *))
 	}
 	err = plan_commit(g);
 	printf("L%u OK\n", k->d->line);
+	if (k->d->tree)
+		dry_tree(k->d);
 	if (err)
 		fprintf(stderr, "sharedry: line %u: invariant broken\n",
 			k->d->line);
@@ -351,8 +353,8 @@ int dry_run(struct dry *d, FILE *in)
 		char *w[MAXW];
 		d->line++;
 		line[strcspn(line, "\n")] = '\0';
-		if (d->trace && line[0] && line[0] != '#')
-			printf("$ %s\n", line);
+		if (d->trace && line[0])
+			printf(line[0] == '#' ? "%s\n" : "$ %s\n", line);
 		int n = split(d, line, w);
 		err = run_line(d, w, n);
 		for (int i = 0; i < n; i++)

@@ -6,6 +6,10 @@
  *   sharedry [--base DIR] [--view DIR]... [--max-mounts N] [--trace]
  *            [--tree] [--no-check] SCRIPT|-
  *
+ * --trace echoes the script and each plan's steps; --tree prints the mount
+ * tree with its propagation after every change; --no-check skips the
+ * invariant and plan checks that are on by default.
+ *
  * The model: a root filesystem "/" holding DIR (default /tmp/w), with a
  * private tmpfs named BASE mounted on it; $B in the script means DIR.
  * Each mount/umount command prints "L<line> OK" or "L<line> <ERRNO NAME>".
@@ -68,8 +72,6 @@ int main(int argc, char **argv)
 	int err = dry_run(&d, in);
 	for (size_t i = 0; !err && i < nviews; i++)
 		err = dry_view(&d, views[i]);
-	if (!err && d.tree)
-		dry_tree(&d);
 	dry_free(&d);
 	return err ? 3 : 0;
 }
