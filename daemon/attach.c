@@ -29,6 +29,7 @@ static int push(struct recvs *rv, struct mount *r, int from, int flags)
 			abort();
 	}
 	rv->v[rv->n] = (struct recv){ r, from, flags };
+	r->recv = (int)rv->n;
 	return (int)rv->n++;
 }
 
@@ -41,13 +42,16 @@ static bool sees(const struct recvs *rv, const struct mount *r)
 
 static void visit(struct recvs *rv, struct mount *s, int anc);
 
-/* Every slave of every member of first's group, members from first on. */
+/* Every slave of every member of first's group, members from first on.
+ * A slave's copy follows the copy on its own master when there is one,
+ * else anc, the copy of the nearest node above that got one. */
 static void visit_slaves(struct recvs *rv, struct mount *first, int anc)
 {
 	struct mount *m = first;
 	do {
+		int from = m->recv >= 0 ? m->recv : anc;
 		for (struct list *l = m->slaves.next; l != &m->slaves; l = l->next)
-			visit(rv, list_entry(l, struct mount, slave), anc);
+			visit(rv, list_entry(l, struct mount, slave), from);
 		m = next_peer(m);
 	} while (m != first);
 }
@@ -57,6 +61,7 @@ static void mark_group(struct recvs *rv, struct mount *first)
 	struct mount *m = first;
 	do {
 		m->stamp = rv->stamp;
+		m->recv = -1;
 		m = next_peer(m);
 	} while (m != first);
 }
@@ -73,13 +78,15 @@ static void visit(struct recvs *rv, struct mount *s, int anc)
 	if (s->stamp == rv->stamp)
 		return;
 	mark_group(rv, s);
-	int first = -1;
+	int first = -1, last = -1;
 	struct mount *m = s;
 	do {
-		if (sees(rv, m))
-			first = first < 0
-				? push(rv, m, anc, CL_SLAVE | CL_MAKE_SHARED)
-				: (push(rv, m, first, CL_MAKE_SHARED), first);
+		if (!sees(rv, m))
+			;
+		else if (first < 0)
+			first = last = push(rv, m, anc, CL_SLAVE | CL_MAKE_SHARED);
+		else
+			last = push(rv, m, last, CL_MAKE_SHARED);
 		m = next_peer(m);
 	} while (m != s);
 	visit_slaves(rv, s, first >= 0 ? first : anc);
@@ -93,9 +100,10 @@ static void collect(struct graph *g, struct recvs *rv, struct mount *d,
 	rv->x = x;
 	rv->seq0 = g->seq0;
 	mark_group(rv, d);
+	int last = -1;   /* each peer copy is cloned from the one before */
 	for (struct mount *n = next_peer(d); n != d; n = next_peer(n))
 		if (sees(rv, n))
-			push(rv, n, -1, CL_MAKE_SHARED);
+			last = push(rv, n, last, CL_MAKE_SHARED);
 	visit_slaves(rv, d, -1);
 }
 

@@ -70,6 +70,8 @@ struct mount {
 	struct list order;     /* link in graph.order, by seq */
 
 	unsigned stamp;        /* scratch mark of the current walk */
+	unsigned traced;       /* scratch mark of umount's re-homing */
+	int recv;              /* scratch: this mount's receiver entry */
 	char *key;             /* "parent-id/mp" while attached */
 	UT_hash_handle hh;     /* graph.by_id */
 	UT_hash_handle hk;     /* graph.by_key: (parent, mountpoint) */

@@ -62,62 +62,47 @@ void set_shared(struct graph *g, struct mount *m)
 	JSET(g, m->unbindable, false);
 }
 
-/* A remaining peer to follow: one with the same root if there is one. */
-static struct mount *peer_to_follow(struct mount *m)
+/* m's slaves now follow to, or nobody: they keep their order and go to
+ * the head of to's list (6.18's transfer_propagation). */
+void transfer_slaves(struct graph *g, struct mount *m, struct mount *to)
 {
-	for (struct mount *p = next_peer(m); p != m; p = next_peer(p))
-		if (strcmp(p->root, m->root) == 0)
-			return p;
-	return next_peer(m);
-}
-
-/* detach-from-group (2.2): m leaves its peer group; its slaves are handed
- * to the mount m now follows, or lose their master when there is none. */
-static void make_slave(struct graph *g, struct mount *m)
-{
-	struct mount *master;
-
-	if (list_empty(&m->share)) {
-		if (is_shared(m)) {
-			group_release(g, m->group);
-			JSET(g, m->group, 0);
-		}
-		master = m->master;
-		if (!master) {
-			while (!list_empty(&m->slaves)) {
-				struct mount *s = first_slave(m);
-				jlist_del_init(g, &s->slave);
-				JSET(g, s->master, NULL);
-			}
-			return;
-		}
-	} else {
-		master = peer_to_follow(m);
-		jlist_del_init(g, &m->share);
-		JSET(g, m->group, 0);
-	}
 	for (struct list *l = m->slaves.next; l != &m->slaves; l = l->next)
-		JSET(g, list_entry(l, struct mount, slave)->master, master);
-	jlist_del_init(g, &m->slave);
-	jlist_add(g, &m->slave, &master->slaves);
-	while (!list_empty(&m->slaves)) {    /* hand over, in order, at the tail */
-		struct list *l = m->slaves.next;
+		JSET(g, list_entry(l, struct mount, slave)->master, to);
+	while (!list_empty(&m->slaves)) {
+		struct list *l = m->slaves.prev;
 		jlist_del_init(g, l);
-		jlist_add_tail(g, l, &master->slaves);
+		if (to)
+			jlist_add(g, l, &to->slaves);
 	}
-	JSET(g, m->master, master);
 }
 
-/* The state change of one mount (2.2); type is one PROP_* bit. */
+/* The state change of one mount (2.2); type is one PROP_* bit.  A mount
+ * leaving its group follows the next peer, or its master when it was the
+ * last member, and hands its slaves to the same mount. */
 void change_propagation(struct graph *g, struct mount *m, int type)
 {
+	struct mount *to = m->master;
+
 	if (type == PROP_SHARED) {
 		set_shared(g, m);
 		return;
 	}
-	make_slave(g, m);
-	if (type != PROP_SLAVE) {
-		jlist_del_init(g, &m->slave);
+	if (is_shared(m)) {
+		if (list_empty(&m->share)) {
+			group_release(g, m->group);
+		} else {
+			to = next_peer(m);
+			jlist_del_init(g, &m->share);
+		}
+		JSET(g, m->group, 0);
+		transfer_slaves(g, m, to);
+	}
+	jlist_del_init(g, &m->slave);
+	if (type == PROP_SLAVE) {
+		JSET(g, m->master, to);
+		if (to)
+			jlist_add(g, &m->slave, &to->slaves);
+	} else {
 		JSET(g, m->master, NULL);
 		JSET(g, m->unbindable, type == PROP_UNBINDABLE);
 	}

@@ -120,6 +120,53 @@ static struct loc drop_to(const struct set *s, struct mount *o)
 	return (struct loc){ .m = p, .dir = mp };
 }
 
+/* Take m and the removed mounts it leads to out of their groups; the
+ * first survivor on the way (a peer, else up the masters) is where their
+ * slaves go.  Each traced mount's master points along the way meanwhile. */
+static struct mount *trace(struct graph *g, const struct set *s,
+			   struct mount *m)
+{
+	for (;;) {
+		struct mount *next = next_peer(m);
+		if (next != m) {
+			jlist_del_init(g, &m->share);
+			JSET(g, m->master, next);
+		} else {
+			if (is_shared(m))
+				group_release(g, m->group);
+			next = m->master;
+		}
+		JSET(g, m->group, 0);
+		jlist_del_init(g, &m->slave);
+		m->traced = s->stamp;
+		if (!next || !in(s, next))
+			return next;
+		if (next->traced == s->stamp)
+			return next->master;
+		m = next;
+	}
+}
+
+/* Every removed mount becomes private at once, its slaves re-homed to a
+ * survivor (2.2, 2.3; the kernel's bulk_make_private). */
+static void make_private(struct graph *g, const struct set *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct mount *m = s->v[i], *next;
+		if (m->traced == s->stamp)
+			continue;
+		struct mount *to = trace(g, s, m);
+		while ((next = m->master) != to) {
+			JSET(g, m->master, to);
+			m = next;
+		}
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		transfer_slaves(g, s->v[i], s->v[i]->master);
+		JSET(g, s->v[i]->master, NULL);
+	}
+}
+
 static unsigned depth(const struct mount *m)
 {
 	unsigned n = 0;
@@ -175,8 +222,7 @@ static void take_out(struct graph *g, struct set *s, int flags)
 		plan_step(g, STEP_MOVE, park[i], NULL, to[i].m, to[i].dir, 0);
 		free((char *)to[i].dir);
 	}
-	for (size_t i = 0; i < s->n; i++)
-		change_propagation(g, s->v[i], PROP_PRIVATE);
+	make_private(g, s);
 	free(park);
 	free(to);
 }
