@@ -5,106 +5,29 @@
 #include <stdlib.h>
 #include "journal.h"
 
-/* A receiver and how its copy relates to an earlier copy (3.3). */
-struct recv {
-	struct mount *r;
-	int from;              /* copy to clone from: index, or -1 for T */
-	int flags;             /* CL_MAKE_SHARED: peer; CL_SLAVE[|MAKE_SHARED] */
-};
-
-struct recvs {
-	struct recv *v;
+/* One operation's propagated copies, made while walking the receivers
+ * (3.2 step 4, 3.3): each copy, and the receiver it will be attached to. */
+struct prop {
+	struct graph *g;
+	struct mount *t;       /* the tree being attached */
+	const char *x;         /* its mountpoint */
+	unsigned mark;         /* masters of receivers that got a copy */
+	struct mount **copy, **dest;
 	size_t n, cap;
-	unsigned stamp;
-	const char *x;
-	uint64_t seq0;         /* mounts made after this are this operation's */
 };
 
-static int push(struct recvs *rv, struct mount *r, int from, int flags)
+static bool peers(const struct mount *a, const struct mount *b)
 {
-	if (rv->n == rv->cap) {
-		rv->cap = rv->cap ? 2 * rv->cap : 16;
-		rv->v = realloc(rv->v, rv->cap * sizeof *rv->v);
-		if (!rv->v)
-			abort();
-	}
-	rv->v[rv->n] = (struct recv){ r, from, flags };
-	r->recv = (int)rv->n;
-	return (int)rv->n++;
+	return a->group && a->group == b->group;
 }
 
-/* A receiver gets a copy only if the mountpoint is visible in it, and never
- * if this operation made it (3.2.4). */
-static bool sees(const struct recvs *rv, const struct mount *r)
+/* fs.mount-max (9): what the operation adds to a namespace so far. */
+static int count(struct graph *g, struct ns *ns, unsigned size)
 {
-	return r->seq <= rv->seq0 && dir_under(rv->x, r->root);
-}
-
-static void visit(struct recvs *rv, struct mount *s, int anc);
-
-/* Every slave of every member of first's group, members from first on.
- * A slave's copy follows the copy on its own master when there is one,
- * else anc, the copy of the nearest node above that got one. */
-static void visit_slaves(struct recvs *rv, struct mount *first, int anc)
-{
-	struct mount *m = first;
-	do {
-		int from = m->recv >= 0 ? m->recv : anc;
-		for (struct list *l = m->slaves.next; l != &m->slaves; l = l->next)
-			visit(rv, list_entry(l, struct mount, slave), from);
-		m = next_peer(m);
-	} while (m != first);
-}
-
-static void mark_group(struct recvs *rv, struct mount *first)
-{
-	struct mount *m = first;
-	do {
-		m->stamp = rv->stamp;
-		m->recv = -1;
-		m = next_peer(m);
-	} while (m != first);
-}
-
-/* Node s of the propagation tree: a pure slave, or a group entered at s.
- * anc is the copy of its nearest ancestor node that got one. */
-static void visit(struct recvs *rv, struct mount *s, int anc)
-{
-	if (!is_shared(s)) {
-		if (sees(rv, s))
-			push(rv, s, anc, CL_SLAVE);
-		return;
-	}
-	if (s->stamp == rv->stamp)
-		return;
-	mark_group(rv, s);
-	int first = -1, last = -1;
-	struct mount *m = s;
-	do {
-		if (!sees(rv, m))
-			;
-		else if (first < 0)
-			first = last = push(rv, m, anc, CL_SLAVE | CL_MAKE_SHARED);
-		else
-			last = push(rv, m, last, CL_MAKE_SHARED);
-		m = next_peer(m);
-	} while (m != s);
-	visit_slaves(rv, s, first >= 0 ? first : anc);
-}
-
-/* The receivers of an event at (d, x), in the kernel's order (App. A). */
-static void collect(struct graph *g, struct recvs *rv, struct mount *d,
-		    const char *x)
-{
-	rv->stamp = ++g->stamp;
-	rv->x = x;
-	rv->seq0 = g->seq0;
-	mark_group(rv, d);
-	int last = -1;   /* each peer copy is cloned from the one before */
-	for (struct mount *n = next_peer(d); n != d; n = next_peer(n))
-		if (sees(rv, n))
-			last = push(rv, n, last, CL_MAKE_SHARED);
-	visit_slaves(rv, d, -1);
+	if (ns->count + ns->pending + size > g->max_mounts)
+		return -ENOSPC;
+	ns->pending += size;
+	return 0;
 }
 
 static unsigned tree_size(struct mount *t)
@@ -115,24 +38,88 @@ static unsigned tree_size(struct mount *t)
 	return n;
 }
 
-/* fs.mount-max (9): the tree in d's namespace, a copy in each receiver's. */
-static int check_count(struct graph *g, const struct recvs *rv,
-		       struct mount *t, struct mount *d, bool moving)
+/* A receiver gets a copy only if the mountpoint is visible in it, and never
+ * if this operation made it (3.2.4). */
+static bool needs_copy(const struct prop *p, const struct mount *r)
 {
-	unsigned size = tree_size(t);
-	struct list *l;
-	for (l = g->nss.next; l != &g->nss; l = l->next)
-		list_entry(l, struct ns, link)->pending = 0;
-	if (!moving)
-		d->ns->pending += size;
-	for (size_t i = 0; i < rv->n; i++)
-		rv->v[i].r->ns->pending += size;
-	for (l = g->nss.next; l != &g->nss; l = l->next) {
-		struct ns *ns = list_entry(l, struct ns, link);
-		if (ns->pending && ns->count + ns->pending > g->max_mounts)
-			return -ENOSPC;
+	return r->seq <= p->g->seq0 && dir_under(p->x, r->root);
+}
+
+/* The copy the first copy of n's group is a slave of: the copy of the
+ * nearest node above n that got one, found from the last copy made. */
+static struct mount *find_master(struct prop *p, struct mount *n,
+				 struct mount *last)
+{
+	struct mount *m = n, *q;
+	for (;;) {
+		q = m->master;
+		if (!q || q->mark == p->mark)
+			break;
+		m = q;
 	}
-	return 0;
+	while (!peers(last, p->t)) {
+		struct mount *receiver = p->dest[last->copy_of];
+		if (receiver->master == q) {
+			if (!peers(receiver, m))
+				last = last->master;
+			break;
+		}
+		last = last->master;
+	}
+	return last;
+}
+
+static int add_copy(struct prop *p, struct mount *c, struct mount *n)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 16;
+		p->copy = realloc(p->copy, p->cap * sizeof *p->copy);
+		p->dest = realloc(p->dest, p->cap * sizeof *p->dest);
+		if (!p->copy || !p->dest)
+			abort();
+	}
+	c->copy_of = p->n;
+	p->copy[p->n] = c;
+	p->dest[p->n++] = n;
+	if (n->master)
+		n->master->mark = p->mark;
+	return count(p->g, n->ns, tree_size(c));
+}
+
+/* Copies for every receiver of d, group by group, depth first: peers of d
+ * get peers of the tree; the first receiver of each other group a slave
+ * of the copy above it, in a new group if it is shared, the rest of its
+ * group peers of that copy (the kernel's propagate_mnt). */
+static int propagate(struct prop *p, struct mount *d)
+{
+	struct mount *copy = p->t, *n;
+	int err = 0;
+
+	if (d->master)
+		d->master->mark = p->mark;
+	for (struct mount *m = d; m && !err; m = next_group(m, d, p->g->seq0)) {
+		int type;
+		if (m == d) {
+			copy = p->t;
+			type = CL_MAKE_SHARED;
+			if ((n = next_peer(m)) == m)
+				continue;
+		} else {
+			type = CL_SLAVE | (is_shared(m) ? CL_MAKE_SHARED : 0);
+			n = m;
+		}
+		do {
+			if (!needs_copy(p, n))
+				continue;
+			if (type & CL_SLAVE)
+				copy = find_master(p, n, copy);
+			copy = copy_tree(p->g, copy, copy->root,
+					 type | CL_RECURSIVE, n->ns);
+			err = add_copy(p, copy, n);
+			type = CL_MAKE_SHARED;
+		} while (!err && (n = next_peer(n)) != m);
+	}
+	return err;
 }
 
 /* Attach a planned tree at (parent, mp): one kernel step per mount. */
@@ -169,26 +156,21 @@ static void place_copy(struct graph *g, struct mount *c, struct mount *r,
  * attached tree being moved. */
 static int attach(struct graph *g, struct mount *t, struct loc to, bool moving)
 {
-	struct recvs rv = { 0 };
-	struct mount *d = to.m, **copy = NULL;
-	int err;
+	struct prop p = { .g = g, .t = t, .x = to.dir, .mark = ++g->stamp };
+	struct mount *d = to.m;
+	int err = 0;
 
-	if (is_shared(d))
-		collect(g, &rv, d, to.dir);
-	err = check_count(g, &rv, t, d, moving);
+	for (struct list *l = g->nss.next; l != &g->nss; l = l->next)
+		list_entry(l, struct ns, link)->pending = 0;
+	if (!moving)
+		err = count(g, d->ns, tree_size(t));
+	if (!err && is_shared(d)) {
+		for (struct mount *q = t; q; q = next_in_tree(q, t))
+			set_shared(g, q);
+		err = propagate(&p, d);
+	}
 	if (err)
 		goto out;
-	if (is_shared(d))
-		for (struct mount *p = t; p; p = next_in_tree(p, t))
-			set_shared(g, p);
-	copy = calloc(rv.n + 1, sizeof *copy);
-	if (!copy)
-		abort();
-	for (size_t i = 0; i < rv.n; i++) {
-		struct mount *from = rv.v[i].from < 0 ? t : copy[rv.v[i].from];
-		copy[i] = copy_tree(g, from, from->root,
-				    rv.v[i].flags | CL_RECURSIVE, rv.v[i].r->ns);
-	}
 	if (moving) {
 		mount_detach(g, t);
 		mount_attach(g, t, d, to.dir);
@@ -196,11 +178,11 @@ static int attach(struct graph *g, struct mount *t, struct loc to, bool moving)
 	} else {
 		graft_new(g, t, d, to.dir);
 	}
-	for (size_t i = 0; i < rv.n; i++)
-		place_copy(g, copy[i], rv.v[i].r, to.dir);
+	for (size_t i = 0; i < p.n; i++)
+		place_copy(g, p.copy[i], p.dest[i], to.dir);
 out:
-	free(copy);
-	free(rv.v);
+	free(p.copy);
+	free(p.dest);
 	return err;
 }
 

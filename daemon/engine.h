@@ -71,7 +71,8 @@ struct mount {
 
 	unsigned stamp;        /* scratch mark of the current walk */
 	unsigned traced;       /* scratch mark of umount's re-homing */
-	int recv;              /* scratch: this mount's receiver entry */
+	unsigned mark;         /* scratch: a master whose slave got a copy */
+	size_t copy_of;        /* scratch: index of a copy in its operation */
 	char *key;             /* "parent-id/mp" while attached */
 	UT_hash_handle hh;     /* graph.by_id */
 	UT_hash_handle hk;     /* graph.by_key: (parent, mountpoint) */

@@ -41,6 +41,39 @@ struct mount *propagation_next(struct mount *m, struct mount *origin)
 	}
 }
 
+/* The next peer group (or pure slave) of origin's propagation tree after
+ * m's, depth first (App. A).  Peer groups lie contiguous in slave lists;
+ * mounts made by the running operation are not descended into. */
+struct mount *next_group(struct mount *m, struct mount *origin, uint64_t seq0)
+{
+	for (;;) {
+		for (;;) {
+			if (m->seq <= seq0 && !list_empty(&m->slaves))
+				return first_slave(m);
+			struct mount *next = next_peer(m);
+			if (m->group == origin->group) {
+				if (next == origin)
+					return NULL;
+			} else if (m->slave.next != &next->slave) {
+				break;
+			}
+			m = next;
+		}
+		for (;;) {            /* m is the last peer of its group */
+			struct mount *master = m->master;
+			if (m->slave.next != &master->slaves)
+				return next_slave(m);
+			m = next_peer(master);
+			if (master->group == origin->group ||
+			    master->slave.next == &m->slave)
+				break;
+			m = master;
+		}
+		if (m == origin)
+			return NULL;
+	}
+}
+
 /* Pre-order walk of the mount tree below top, children in attach order. */
 struct mount *next_in_tree(struct mount *m, struct mount *top)
 {

@@ -14,6 +14,12 @@
  * line order is creation order (1.5.4); only the structure is comparable.
  * The host view "/" keeps only the mounts at or below BASE; jail views keep
  * everything they list.
+ *
+ * After the tree, "--- order" lists the same mounts in line order (the
+ * kernel's creation order, semantics.md 1.5.4) as "<n> <parent n or ->
+ * <mountpoint> <optional>", with n the line's rank and group ids
+ * renumbered afresh by first appearance in that order: that compares the
+ * order of creation and of group allocation, which the tree does not.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -221,6 +227,41 @@ static void print_tree(struct view *v, struct mnt *m, int depth)
 			print_tree(v, &v->m[i], depth + 1);
 }
 
+static long rank_of(const struct view *v, long id)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->m[i].id == id)
+			return (long)i + 1;
+	return 0;
+}
+
+static void forget_groups(struct view *v)
+{
+	for (size_t i = 0; i < v->ngroups; i++)
+		free(v->groups[i]);
+	free(v->groups);
+	v->groups = NULL;
+	v->ngroups = 0;
+}
+
+/* The mounts in line order, before the tree sorts them. */
+static void print_order(struct view *v)
+{
+	puts("--- order");
+	for (size_t i = 0; i < v->n; i++) {
+		long p = rank_of(v, v->m[i].parent);
+		printf("%zu ", i + 1);
+		if (p)
+			printf("%ld ", p);
+		else
+			fputs("- ", stdout);
+		put_path(v->m[i].mp);
+		put_optional(v, v->m[i].optional);
+		putchar('\n');
+	}
+	forget_groups(v);
+}
+
 static bool parent_listed(const struct view *v, const struct mnt *m)
 {
 	size_t i;
@@ -236,6 +277,9 @@ static void flush_view(struct view *v)
 {
 	size_t i;
 
+	if (!v->n && !v->ngroups)
+		return;
+	print_order(v);
 	qsort(v->m, v->n, sizeof(*v->m), cmp_mnt);
 	for (i = 0; i < v->n; i++)
 		if (!v->m[i].printed && !parent_listed(v, &v->m[i]))
@@ -246,10 +290,8 @@ static void flush_view(struct view *v)
 			print_tree(v, &v->m[i], 0);
 	for (i = 0; i < v->n; i++)
 		free_mnt(&v->m[i]);
-	for (i = 0; i < v->ngroups; i++)
-		free(v->groups[i]);
+	forget_groups(v);
 	free(v->m);
-	free(v->groups);
 	memset(v, 0, sizeof(*v));
 }
 
