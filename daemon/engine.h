@@ -20,7 +20,7 @@
 #include "list.h"
 #include "mount_abi.h"
 
-/* Per-mount flags (the engine's own bits), shown in mountinfo field 6 (semantics.md 1.5.1). */
+/* Per-mount flags (the engine's own bits), mountinfo field 6 (1.5.1). */
 enum {
 	MNT_RDONLY = 1 << 0, MNT_NOSUID = 1 << 1, MNT_NODEV = 1 << 2,
 	MNT_NOEXEC = 1 << 3, MNT_NOATIME = 1 << 4, MNT_NODIRATIME = 1 << 5,
@@ -84,18 +84,18 @@ struct idpool {                /* smallest-free allocator (1.3, 1.4) */
 };
 
 enum step_kind {
-	STEP_NEW,      /* mount a new instance of mnt's fs at (parent, mp) */
-	STEP_BIND,     /* bind src's directory mnt->root at (parent, mp) */
-	STEP_MOVE,     /* move mnt to (parent, mp) */
+	STEP_NEW,      /* mount mnt's filesystem at (parent, dir) */
+	STEP_BIND,     /* bind src's directory mnt->root at (parent, dir) */
+	STEP_MOVE,     /* move mnt to (parent, dir) */
 	STEP_PARK,     /* move mnt aside (to be moved back by a later step) */
-	STEP_UMOUNT,   /* unmount mnt; flags UM_DETACH: with its subtree */
+	STEP_UMOUNT,   /* unmount mnt (no children left); UM_DETACH: lazily */
 	STEP_REMOUNT_RO, /* remount mnt's filesystem read-only */
 };
 
 struct step {
 	enum step_kind kind;
 	unsigned mnt, src, parent;
-	char *dir;             /* BIND: source directory; else mountpoint */
+	char *dir;             /* the mountpoint, in parent's filesystem */
 	int flags;
 };
 
