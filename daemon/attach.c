@@ -203,11 +203,8 @@ int op_mount_fs(struct graph *g, const struct caller *c, struct loc at,
 	if (!err && at.file)
 		err = -ENOTDIR;
 	if (err) {
-		if (!fs->refs) {
-			free(fs->type);
-			free(fs->opts);
-			free(fs);
-		}
+		if (!fs->refs)         /* a new instance nobody mounted */
+			fs_put(fs);
 		return err;
 	}
 	struct mount *m = mount_new(g, fs, "/", devname, flags, at.m->ns);

@@ -148,6 +148,7 @@ typedef bool (*busy_fn)(void *ctx, const struct mount *m);
 int graph_init(struct graph *g, unsigned max_mounts);
 void graph_free(struct graph *g);
 struct fs *fs_new(struct graph *g, const char *type, const char *opts);
+void fs_put(struct fs *fs);
 struct ns *ns_new(struct graph *g);
 int graph_set_root(struct graph *g, struct ns *ns, struct fs *fs,
 		   const char *devname, unsigned flags);

@@ -162,15 +162,21 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
+/* A filesystem goes with its last mount, or at once if it never had one. */
+void fs_put(struct fs *fs)
+{
+	if (fs->refs && --fs->refs)
+		return;
+	free(fs->type);
+	free(fs->opts);
+	free(fs);
+}
+
 static void mount_free(struct graph *g, struct mount *m)
 {
 	HASH_DELETE(hh, g->by_id, m);
 	id_put(&g->mount_ids, m->id);
-	if (--m->fs->refs == 0) {
-		free(m->fs->type);
-		free(m->fs->opts);
-		free(m->fs);
-	}
+	fs_put(m->fs);
 	free(m->mp);
 	free(m->root);
 	free(m->devname);
