@@ -301,8 +301,43 @@ static void rendering(void)
 	dry_free(&d);
 }
 
+/* Without CAP_SYS_ADMIN every operation is EPERM, before anything else
+ * is looked at (section 10, first row). */
+static void unprivileged(void)
+{
+	struct dry d;
+	setup(&d, 0);
+	free(run(&d, "mkdir -p $B/a $B/b\nmount -t tmpfs A $B/a\n"));
+	char *b1, *b2;
+	struct loc a = where(&d, "/w/a", &b1), b = where(&d, "/w/b", &b2);
+	struct caller c = host(&d);
+	struct ns *ns;
+	c.privileged = false;
+	char *before = dump(&d, d.ns);
+	plan_begin(&d.g);
+	ok(op_change(&d.g, &c, a, PROP_SHARED) == -EPERM &&
+	   op_bind(&d.g, &c, a, b, false) == -EPERM &&
+	   op_move(&d.g, &c, a, b) == -EPERM &&
+	   op_umount(&d.g, &c, a, 0, never, NULL) == -EPERM &&
+	   op_pivot_root(&d.g, &c, a, b) == -EPERM &&
+	   op_copy_ns(&d.g, &c, &ns) == -EPERM,
+	   "an unprivileged caller gets EPERM from every operation");
+	struct fs *fs = fs_new(&d.g, "tmpfs", NULL);
+	ok(op_mount_fs(&d.g, &c, b, fs, "X", 0) == -EPERM,
+	   "and from a new mount");
+	plan_abandon(&d.g);
+	char *after = dump(&d, d.ns);
+	ok(strcmp(before, after) == 0, "nothing changed");
+	free(before);
+	free(after);
+	free(b1);
+	free(b2);
+	dry_free(&d);
+}
+
 int main(void)
 {
+	unprivileged();
 	group_ids();
 	mount_ids();
 	abandon_restores();
