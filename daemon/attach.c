@@ -105,7 +105,9 @@ static int propagate(struct prop *p, struct mount *d)
 			if ((n = next_peer(m)) == m)
 				continue;
 		} else {
-			type = CL_SLAVE | (is_shared(m) ? CL_MAKE_SHARED : 0);
+			type = CL_SLAVE;
+			if (is_shared(m) && m->invented != p->mark)
+				type |= CL_MAKE_SHARED;
 			n = m;
 		}
 		do {
@@ -152,6 +154,18 @@ static void place_copy(struct graph *g, struct mount *c, struct mount *r,
 	}
 }
 
+/* Under a shared destination every mount of the tree gets a group before
+ * the copies are made (1.3), but counts as shared only once they are: a
+ * moved slave that receives a copy of itself gets a pure slave copy. */
+static void invent_groups(struct prop *p, struct mount *t)
+{
+	for (struct mount *q = t; q; q = next_in_tree(q, t))
+		if (!q->group) {
+			JSET(p->g, q->group, group_new(p->g));
+			q->invented = p->mark;
+		}
+}
+
 /* The attach procedure (3.2): t is a planned tree, or for a move the
  * attached tree being moved. */
 static int attach(struct graph *g, struct mount *t, struct loc to, bool moving)
@@ -165,9 +179,10 @@ static int attach(struct graph *g, struct mount *t, struct loc to, bool moving)
 	if (!moving)
 		err = count(g, d->ns, tree_size(t));
 	if (!err && is_shared(d)) {
+		invent_groups(&p, t);
+		err = propagate(&p, d);
 		for (struct mount *q = t; q; q = next_in_tree(q, t))
 			set_shared(g, q);
-		err = propagate(&p, d);
 	}
 	if (err)
 		goto out;

@@ -72,6 +72,7 @@ struct mount {
 	unsigned stamp;        /* scratch mark of the current walk */
 	unsigned traced;       /* scratch mark of umount's re-homing */
 	unsigned mark;         /* scratch: a master whose slave got a copy */
+	unsigned invented;     /* scratch: group given by the running attach */
 	size_t copy_of;        /* scratch: index of a copy in its operation */
 	char *key;             /* "parent-id/mp" while attached */
 	UT_hash_handle hh;     /* graph.by_id */
