@@ -71,13 +71,9 @@ static struct mount *find_master(struct prop *p, struct mount *n,
 
 static int add_copy(struct prop *p, struct mount *c, struct mount *n)
 {
-	if (p->n == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 16;
-		p->copy = realloc(p->copy, p->cap * sizeof *p->copy);
-		p->dest = realloc(p->dest, p->cap * sizeof *p->dest);
-		if (!p->copy || !p->dest)
-			abort();
-	}
+	size_t cap = p->cap;
+	p->copy = grow(p->copy, &cap, p->n, sizeof *p->copy);
+	p->dest = grow(p->dest, &p->cap, p->n, sizeof *p->dest);
 	c->copy_of = p->n;
 	p->copy[p->n] = c;
 	p->dest[p->n++] = n;

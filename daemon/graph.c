@@ -9,16 +9,26 @@
 #include <string.h>
 #include "journal.h"
 
+/* Room for element n of a growing array of size-byte elements: the
+ * array, reallocated if it was full. */
+void *grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? 2 * *cap : 16;
+	v = realloc(v, *cap * size);
+	if (!v)
+		abort();
+	return v;
+}
+
 /* ---- smallest-free id allocation (semantics.md 1.3, 1.4) ---- */
 
 static void heap_push(struct idpool *p, unsigned id)
 {
-	if (p->n == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 16;
-		p->heap = realloc(p->heap, p->cap * sizeof *p->heap);
-		if (!p->heap)
-			abort();
-	}
+	size_t cap = p->cap;
+	p->heap = grow(p->heap, &cap, p->n, sizeof *p->heap);
+	p->cap = (unsigned)cap;
 	unsigned i = p->n++;
 	while (i && p->heap[(i - 1) / 2] > id) {
 		p->heap[i] = p->heap[(i - 1) / 2];
@@ -72,12 +82,7 @@ struct undo {
 
 static struct undo *record(struct graph *g, enum undo_kind kind)
 {
-	if (g->nundo == g->capundo) {
-		g->capundo = g->capundo ? 2 * g->capundo : 64;
-		g->undo = realloc(g->undo, g->capundo * sizeof *g->undo);
-		if (!g->undo)
-			abort();
-	}
+	g->undo = grow(g->undo, &g->capundo, g->nundo, sizeof *g->undo);
 	struct undo *u = &g->undo[g->nundo++];
 	memset(u, 0, sizeof *u);
 	u->kind = kind;
@@ -142,13 +147,8 @@ unsigned group_new(struct graph *g)
 
 void group_release(struct graph *g, unsigned id)
 {
-	if (g->nfreed == g->capfreed) {
-		g->capfreed = g->capfreed ? 2 * g->capfreed : 16;
-		g->freed_groups = realloc(g->freed_groups,
-					  g->capfreed * sizeof *g->freed_groups);
-		if (!g->freed_groups)
-			abort();
-	}
+	g->freed_groups = grow(g->freed_groups, &g->capfreed, g->nfreed,
+			       sizeof *g->freed_groups);
 	g->freed_groups[g->nfreed++] = id;
 }
 
@@ -248,12 +248,7 @@ void mount_kill(struct graph *g, struct mount *m)
 	JSET(g, m->dead, true);
 	JSET(g, m->ns->count, m->ns->count - 1);
 	jlist_del_init(g, &m->order);
-	if (g->ndead == g->capdead) {
-		g->capdead = g->capdead ? 2 * g->capdead : 16;
-		g->dead = realloc(g->dead, g->capdead * sizeof *g->dead);
-		if (!g->dead)
-			abort();
-	}
+	g->dead = grow(g->dead, &g->capdead, g->ndead, sizeof *g->dead);
 	g->dead[g->ndead++] = m;
 }
 
@@ -337,12 +332,7 @@ void plan_step(struct graph *g, enum step_kind kind, const struct mount *m,
 	       const struct mount *src, const struct mount *parent,
 	       const char *dir, int flags)
 {
-	if (g->nsteps == g->capsteps) {
-		g->capsteps = g->capsteps ? 2 * g->capsteps : 16;
-		g->steps = realloc(g->steps, g->capsteps * sizeof *g->steps);
-		if (!g->steps)
-			abort();
-	}
+	g->steps = grow(g->steps, &g->capsteps, g->nsteps, sizeof *g->steps);
 	g->steps[g->nsteps++] = (struct step){
 		.kind = kind, .mnt = m->id, .src = src ? src->id : 0,
 		.parent = parent ? parent->id : 0,

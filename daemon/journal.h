@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "engine.h"
 
+void *grow(void *v, size_t *cap, size_t n, size_t size);
 void jwrite(struct graph *g, void *slot, const void *val, size_t size);
 /* Assign an lvalue of the graph, remembering its old value. */
 #define JSET(g, lv, v) do { __typeof__(lv) jv_ = (v); \

@@ -44,12 +44,7 @@ struct set { struct mount **v; size_t n, cap; unsigned stamp; };
 
 static void add(struct set *s, struct mount *m)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 16;
-		s->v = realloc(s->v, s->cap * sizeof *s->v);
-		if (!s->v)
-			abort();
-	}
+	s->v = grow(s->v, &s->cap, s->n, sizeof *s->v);
 	s->v[s->n++] = m;
 	m->stamp = s->stamp;
 }
@@ -186,7 +181,7 @@ static void take_out(struct graph *g, struct set *s, int flags)
 {
 	struct mount **park = NULL;
 	struct loc *to = NULL;
-	size_t n = 0;
+	size_t n = 0, capp = 0;
 
 	for (size_t i = 0; i < s->n; i++)     /* survivors on removed roots */
 		for (struct list *l = s->v[i]->mounts.next;
@@ -194,10 +189,9 @@ static void take_out(struct graph *g, struct set *s, int flags)
 			struct mount *o = list_entry(l, struct mount, child);
 			if (in(s, o))
 				continue;
-			park = realloc(park, (n + 1) * sizeof *park);
-			to = realloc(to, (n + 1) * sizeof *to);
-			if (!park || !to)
-				abort();
+			size_t cap = capp;
+			park = grow(park, &capp, n, sizeof *park);
+			to = grow(to, &cap, n, sizeof *to);
 			park[n] = o;
 			to[n] = drop_to(s, o);
 			to[n].dir = strdup(to[n].dir);
