@@ -9,7 +9,8 @@
  *     <2 spaces per depth><mountpoint> <root> <source> <fstype> <opts>[ <optional>...]
  * with the base path written "B" and peer-group ids renumbered g1, g2, ... by
  * first appearance (one map for shared:/master:/propagate_from:, restarted
- * per view). Mount ids, device numbers and superblock options are dropped:
+ * per view). Mount ids, device numbers and superblock options but rw/ro
+ * are dropped:
  * ids and group numbers are allocated machine-wide (semantics.md 1.3, 1.4),
  * line order is creation order (1.5.4); only the structure is comparable.
  * The host view "/" keeps only the mounts at or below BASE; jail views keep
@@ -130,7 +131,13 @@ static bool parse_mountinfo(char *line, struct mnt *m)
 	m->parent = strtol(f[1], NULL, 10);
 	m->root = unescape(f[3]);
 	m->mp = unescape(f[4]);
-	m->opts = strdup(f[5]);
+	/* per-mount options, then the superblock's rw/ro (5.1 item 8: the
+	 * caller's own root is remounted read-only); its other options are
+	 * each filesystem's own and not modelled */
+	m->opts = xrealloc(NULL, strlen(f[5]) + 8);
+	sprintf(m->opts, "%s sb:%s", f[5],
+		sep + 3 < n && strncmp(f[sep + 3], "ro", 2) == 0 &&
+		(f[sep + 3][2] == ',' || !f[sep + 3][2]) ? "ro" : "rw");
 	m->fstype = unescape(f[sep + 1]);
 	m->src = unescape(f[sep + 2]);
 	for (i = 6; i < sep; i++)

@@ -1,8 +1,8 @@
 # Jails whose root is a mount: the jail's top mount is listed as "/";
 # propagate_from appears when the master is outside the jail; a jail sees
 # nothing above its root. umount / inside a jail whose root is a mount is
-# OK (the kernel remounts it read-only; superblock options are not
-# compared), umount -l / detaches it.
+# OK (the kernel remounts it read-only, see jail-root-readonly.sh),
+# umount -l / detaches it.
 mkdir -p $B/j1 $B/j2 $B/src
 mount -t tmpfs SRC $B/src
 mount --make-shared $B/src
