@@ -309,6 +309,13 @@ static int run_op(struct cmd *k, int (*op)(struct cmd *))
 	return err;
 }
 
+/* The commands whose result is printed: the mount family. */
+static bool reports(const char *cmd)
+{
+	return strcmp(cmd, "mount") == 0 || strcmp(cmd, "umount") == 0 ||
+	       strcmp(cmd, "pivot_root") == 0;
+}
+
 static int run_line(struct dry *d, char **w, int n)
 {
 	struct cmd k = { d, { true, d->ns, mount_root(d->ns->root) }, w, n };
@@ -316,12 +323,14 @@ static int run_line(struct dry *d, char **w, int n)
 	int err = 0;
 
 	if (n >= 2 && strcmp(w[0], "chroot") == 0) {
-		if (lookup(d, k.c.root, w[1], LOOKUP, &k.c.root, &rootbuf) < 0) {
-			printf("L%u ENOENT\n", d->line);
-			return 0;
-		}
+		int err = lookup(d, k.c.root, w[1], LOOKUP, &k.c.root, &rootbuf);
 		k.w += 2;
 		k.n -= 2;
+		if (err) {             /* chroot(2) fails: the command never runs */
+			if (k.n && reports(k.w[0]))
+				printf("L%u %s\n", d->line, strerrorname_np(-err));
+			return 0;
+		}
 	}
 	if (k.n == 0)
 		;

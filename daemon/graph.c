@@ -263,7 +263,9 @@ static void undo_one(struct graph *g, struct undo *u)
 		*(char **)u->slot = u->str;
 		break;
 	case U_NEW:
-		u->m->fs->refs++;   /* the U_WRITE before it restores the count */
+		/* the reference count was restored already (its write came
+		 * later, so was undone first): give mount_free() its ref */
+		u->m->fs->refs++;
 		mount_free(g, u->m);
 		break;
 	case U_HASH_ADD:
