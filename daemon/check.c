@@ -3,6 +3,7 @@
  * Costs a walk of the whole graph: never on by default in the broker.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include "journal.h"
 
 static unsigned master_group(const struct mount *m)
@@ -58,29 +59,65 @@ static int check_place(const struct graph *g, struct mount *m)
 	return 0;
 }
 
+/* A peer-group id names one ring: its members, counted once each. */
+struct group_seen {
+	unsigned group, ring, members;
+	UT_hash_handle hh;
+};
+
+static unsigned ring_size(const struct mount *m)
+{
+	unsigned n = 0;
+	const struct mount *p = m;
+	do {
+		n++;
+		p = next_peer(p);
+	} while (p != m);
+	return n;
+}
+
+/* Each ring is walked once, at its first member; then every id must have
+ * as many mounts as its ring has members. */
+static int check_groups(const struct graph *g)
+{
+	struct group_seen *seen = NULL, *e, *tmp;
+	struct mount *m, *t;
+	int err = 0;
+
+	HASH_ITER(hh, g->by_id, m, t) {
+		if (!m->group)
+			continue;
+		HASH_FIND(hh, seen, &m->group, sizeof m->group, e);
+		if (!e) {
+			if ((err = check_ring(m)))
+				break;
+			e = calloc(1, sizeof *e);
+			if (!e)
+				abort();
+			e->group = m->group;
+			e->ring = ring_size(m);
+			HASH_ADD(hh, seen, group, sizeof e->group, e);
+		}
+		e->members++;
+	}
+	HASH_ITER(hh, seen, e, tmp) {
+		if (!err && e->members != e->ring)
+			err = -EPROTO;
+		HASH_DEL(seen, e);
+		free(e);
+	}
+	return err;
+}
+
 int check_invariants(const struct graph *g)
 {
 	struct mount *m, *tmp;
 	int err = 0;
 	HASH_ITER(hh, g->by_id, m, tmp) {
-		if ((err = check_ring(m)) || (err = check_slaves(m)) ||
-		    (err = check_acyclic(g, m)) || (err = check_place(g, m)))
+		if ((!m->group && (err = check_ring(m))) ||
+		    (err = check_slaves(m)) || (err = check_acyclic(g, m)) ||
+		    (err = check_place(g, m)))
 			return err;
 	}
-	/* peer-group ids name one ring each: count members per ring */
-	HASH_ITER(hh, g->by_id, m, tmp) {
-		if (!m->group)
-			continue;
-		unsigned ring = 0, all = 0;
-		const struct mount *p = m, *q, *t2;
-		do {
-			ring++;
-			p = next_peer(p);
-		} while (p != m);
-		HASH_ITER(hh, g->by_id, q, t2)
-			all += q->group == m->group;
-		if (ring != all)
-			return -EPROTO;
-	}
-	return err;
+	return check_groups(g);
 }

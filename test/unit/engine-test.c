@@ -335,8 +335,60 @@ static void unprivileged(void)
 	dry_free(&d);
 }
 
+static void mkdir_p(struct dry *d, const char *path);
+
+/* The checker that guards every operation must itself catch a broken
+ * graph: each corruption below breaks one invariant of 1.1, then is
+ * repaired. */
+static void checker_catches(void)
+{
+	struct dry d;
+	setup(&d, 0);
+	free(run(&d, "mkdir -p $B/a $B/b $B/c\nmount -t tmpfs A $B/a\n"
+		 "mount --make-shared $B/a\nmount --bind $B/a $B/b\n"
+		 "mount -t tmpfs C $B/c\nmount --make-shared $B/c\n"));
+	struct mount *a = at(&d, "/w/a"), *b = at(&d, "/w/b"), *c = at(&d, "/w/c");
+	ok(check_invariants(&d.g) == 0, "a sound graph passes");
+	unsigned cg = c->group;
+	c->group = a->group;           /* two rings, one id */
+	ok(check_invariants(&d.g) == -EPROTO, "one group id on two rings is caught");
+	c->group = cg;
+	b->group = cg;                 /* a ring whose members disagree */
+	ok(check_invariants(&d.g) == -EPROTO, "a ring with two ids is caught");
+	b->group = a->group;
+	a->unbindable = true;          /* unbindable and shared */
+	ok(check_invariants(&d.g) == -EPROTO, "shared and unbindable is caught");
+	a->unbindable = false;
+	c->master = c;                 /* a master cycle, not on a slave list */
+	ok(check_invariants(&d.g) == -EPROTO, "a master cycle is caught");
+	c->master = NULL;
+	ok(check_invariants(&d.g) == 0, "repaired, it passes again");
+
+	/* a plan missing its last step does not end in the graph */
+	mkdir_p(&d, "/w/a/x");
+	char *buf;
+	struct loc x = where(&d, "/w/a/x", &buf);
+	struct caller h = { true, d.ns, mount_root(d.ns->root) };
+	plan_begin(&d.g);
+	ok(op_mount_fs(&d.g, &h, x, fs_new(&d.g, "tmpfs", NULL), "X", 0) == 0 &&
+	   d.g.nsteps == 2, "a mount on a shared mount plans two steps");
+	free(d.g.steps[--d.g.nsteps].dir);
+	ok(plan_commit(&d.g) == -EPROTO, "a plan that misses the copy is caught");
+	free(buf);
+	dry_free(&d);
+}
+
+static void mkdir_p(struct dry *d, const char *path)
+{
+	char *buf;
+	struct loc l;
+	if (lookup(d, mount_root(d->ns->root), path, MKDIR, &l, &buf) == 0)
+		free(buf);
+}
+
 int main(void)
 {
+	checker_catches();
 	unprivileged();
 	group_ids();
 	mount_ids();
