@@ -1,8 +1,9 @@
 /*
  * gen SEED - print a random scenario for the kernel-differential harness.
  *
- * 20 to 40 operations (mount, umount, hold, release; mkdir lines are extra)
- * over a fixed set of directories and two chroot jails, $B/j1 and $B/j2.
+ * 20 to 40 operations (mount, umount, pivot_root, hold, release; mkdir
+ * lines are extra) over a fixed set of directories, a few files and two
+ * chroot jails, $B/j1 and $B/j2, whose roots may themselves get mounted on.
  * The generator keeps a rough list of what it has mounted so that most
  * commands hit mounts and succeed; the rest exercise the error paths. The
  * PRNG is self-contained, so a seed gives the same script everywhere.
@@ -16,7 +17,12 @@
 static const char *const dirs[] = {
 	"$B/a", "$B/b", "$B/c", "$B/a/d1", "$B/b/d1", "$B/c/d1", "$B/a/d1/e",
 	"$B/j1/x", "$B/j1/y", "$B/j1/x/d1", "$B/j2/x", "$B/j2/y", "$B/j2/x/d1",
+	"$B/j1",
 };
+
+/* Files: bind sources and targets (file onto directory is ENOTDIR). */
+static const char *const files[] = { "$B/a/f", "$B/c/f", "$B/j1/f" };
+#define NFILES (sizeof(files) / sizeof(files[0]))
 #define NDIRS (sizeof(dirs) / sizeof(dirs[0]))
 #define JAIL_LEN 5 /* strlen("$B/j1") */
 
@@ -228,9 +234,26 @@ static void op_jail(struct gen *g)
 		printf("mount --move %s %s\n", a + JAIL_LEN, b + JAIL_LEN);
 		drop_mounted(g, a);
 		push_mounted(g, b);
+	} else if (what < 96) {
+		/* x/d1 lies under x in both jails: put_old under new_root */
+		const char *x = strcmp(a + JAIL_LEN, "/x") == 0 ? "/x" : "/x/d1";
+		printf("pivot_root %s %s/d1\n", x, x);
 	} else {
 		printf("mkdir -p %s/d1\n", jail_dir(g, jail, 0) + JAIL_LEN);
 	}
+}
+
+/* bind a file onto a file, or now and then onto a directory or back */
+static void op_file(struct gen *g)
+{
+	const char *f = files[rnd(g, NFILES)], *t = files[rnd(g, NFILES)];
+
+	if (chance(g, 20))
+		printf("mount --bind %s %s\n", f, any_dir(g));
+	else if (chance(g, 10))
+		printf("mount --bind %s %s\n", mounted_dir(g), t);
+	else
+		printf("mount --bind %s %s\n", f, t);
 }
 
 /* hold a mount busy, or release one held before. */
@@ -273,8 +296,10 @@ static int op(struct gen *g)
 		op_move(g);
 	else if (w < 70)
 		op_umount(g);
-	else if (w < 91)
+	else if (w < 89)
 		op_jail(g);
+	else if (w < 93)
+		op_file(g);
 	else
 		return op_hold(g);
 	return 1;
@@ -295,6 +320,9 @@ int main(int argc, char **argv)
 	printf("# gen %s\n", argv[1]);
 	for (i = 0; i < (int)NDIRS; i++)
 		printf(i ? " %s" : "mkdir -p %s", dirs[i]);
+	putchar('\n');
+	for (i = 0; i < (int)NFILES; i++)
+		printf(i ? " %s" : "touch %s", files[i]);
 	putchar('\n');
 	for (n = 20 + rnd(&g, 21); n > 0;)
 		n -= op(&g);
