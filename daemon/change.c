@@ -7,9 +7,9 @@
 
 static int one_type(int flags)
 {
-	int t = flags & ~(PROP_REC | PROP_SILENT);
-	if (t == PROP_SHARED || t == PROP_SLAVE || t == PROP_PRIVATE ||
-	    t == PROP_UNBINDABLE)
+	int t = flags & ~(LS_MS_REC | LS_MS_SILENT);
+	if (t == LS_MS_SHARED || t == LS_MS_SLAVE || t == LS_MS_PRIVATE ||
+	    t == LS_MS_UNBINDABLE)
 		return t;
 	return 0;
 }
@@ -19,7 +19,7 @@ int op_change(struct graph *g, const struct caller *c, struct loc at, int flags)
 {
 	struct mount *m = at.m;
 	int type = one_type(flags);
-	bool rec = flags & PROP_REC;
+	bool rec = flags & LS_MS_REC;
 
 	if (!c->privileged)
 		return -EPERM;
@@ -28,7 +28,7 @@ int op_change(struct graph *g, const struct caller *c, struct loc at, int flags)
 	if (m->ns != c->ns)
 		return -EINVAL;
 	/* rshared takes every missing group id first, in pre-order */
-	if (type == PROP_SHARED)
+	if (type == LS_MS_SHARED)
 		for (struct mount *p = m; p; p = rec ? next_in_tree(p, m) : NULL)
 			set_shared(g, p);
 	for (struct mount *p = m; p; p = rec ? next_in_tree(p, m) : NULL)

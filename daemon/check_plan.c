@@ -129,7 +129,7 @@ static int replay(struct entry **t, const struct step *s)
 		put(t, s->mnt, s->parent, s->dir);
 		return 0;
 	case STEP_UMOUNT:
-		return e ? drop(t, e, s->flags & UM_DETACH) : -EPROTO;
+		return e ? drop(t, e, s->flags & LS_MNT_DETACH) : -EPROTO;
 	case STEP_REMOUNT_RO:
 		return e ? 0 : -EPROTO;
 	}

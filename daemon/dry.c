@@ -166,14 +166,14 @@ static int do_two(struct cmd *k, const char *opt)
 static int make_flags(const char *opt)
 {
 	static const struct { const char *name; int flags; } t[] = {
-		{ "shared", PROP_SHARED }, { "slave", PROP_SLAVE },
-		{ "private", PROP_PRIVATE }, { "unbindable", PROP_UNBINDABLE },
+		{ "shared", LS_MS_SHARED }, { "slave", LS_MS_SLAVE },
+		{ "private", LS_MS_PRIVATE }, { "unbindable", LS_MS_UNBINDABLE },
 	};
 	bool rec = strncmp(opt, "--make-r", 8) == 0;
 	const char *type = opt + (rec ? 8 : 7);
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
 		if (strcmp(type, t[i].name) == 0)
-			return t[i].flags | (rec ? PROP_REC : 0);
+			return t[i].flags | (rec ? LS_MS_REC : 0);
 	return 0;
 }
 
@@ -202,7 +202,7 @@ static int do_mount(struct cmd *k)
 
 static int do_umount(struct cmd *k)
 {
-	int flags = k->n == 3 && strcmp(k->w[1], "-l") == 0 ? UM_DETACH : 0;
+	int flags = k->n == 3 && strcmp(k->w[1], "-l") == 0 ? LS_MNT_DETACH : 0;
 	struct loc l;
 	char *buf;
 	if (k->n != (flags ? 3 : 2))
@@ -277,7 +277,7 @@ static void trace_plan(const struct graph *g)
 			printf(" from %u", s->src);
 		if (s->parent)
 			printf(" on %u at %s", s->parent, s->dir);
-		printf("%s\n", s->flags & UM_DETACH ? " (lazy)" : "");
+		printf("%s\n", s->flags & LS_MNT_DETACH ? " (lazy)" : "");
 	}
 }
 

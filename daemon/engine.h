@@ -89,7 +89,7 @@ enum step_kind {
 	STEP_BIND,     /* bind src's directory mnt->root at (parent, dir) */
 	STEP_MOVE,     /* move mnt to (parent, dir) */
 	STEP_PARK,     /* move mnt aside (to be moved back by a later step) */
-	STEP_UMOUNT,   /* unmount mnt (no children left); UM_DETACH: lazily */
+	STEP_UMOUNT,   /* unmount mnt (no children left); LS_MNT_DETACH: lazily */
 	STEP_REMOUNT_RO, /* remount mnt's filesystem read-only */
 };
 

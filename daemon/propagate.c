@@ -116,7 +116,7 @@ void change_propagation(struct graph *g, struct mount *m, int type)
 {
 	struct mount *to = m->master;
 
-	if (type == PROP_SHARED) {
+	if (type == LS_MS_SHARED) {
 		set_shared(g, m);
 		return;
 	}
@@ -131,13 +131,13 @@ void change_propagation(struct graph *g, struct mount *m, int type)
 		transfer_slaves(g, m, to);
 	}
 	jlist_del_init(g, &m->slave);
-	if (type == PROP_SLAVE) {
+	if (type == LS_MS_SLAVE) {
 		JSET(g, m->master, to);
 		if (to)
 			jlist_add(g, &m->slave, &to->slaves);
 	} else {
 		JSET(g, m->master, NULL);
-		JSET(g, m->unbindable, type == PROP_UNBINDABLE);
+		JSET(g, m->unbindable, type == LS_MS_UNBINDABLE);
 	}
 }
 

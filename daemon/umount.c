@@ -9,7 +9,7 @@
 
 int op_umount_flags_ok(int flags)
 {
-	return flags & ~(UM_FORCE | UM_DETACH | UM_EXPIRE | UM_NOFOLLOW)
+	return flags & ~(LS_MNT_FORCE | LS_MNT_DETACH | LS_MNT_EXPIRE | LS_UMOUNT_NOFOLLOW)
 		? -EINVAL : 0;
 }
 
@@ -206,7 +206,7 @@ static void take_out(struct graph *g, struct set *s, int flags)
 	qsort(s->v, s->n, sizeof *s->v, deeper_first);
 	for (size_t i = 0; i < s->n; i++)
 		plan_step(g, STEP_UMOUNT, s->v[i], NULL, NULL, NULL,
-			  flags & UM_DETACH);
+			  flags & LS_MNT_DETACH);
 	for (size_t i = s->n; i-- > 0; ) {
 		mount_detach(g, s->v[i]);
 		mount_kill(g, s->v[i]);
@@ -232,8 +232,8 @@ int op_umount(struct graph *g, const struct caller *c, struct loc at, int flags,
 		return -EPERM;
 	if (strcmp(at.dir, m->root) != 0 || m->ns != c->ns)
 		return -EINVAL;
-	if (flags & UM_EXPIRE) {
-		if (m == c->root.m || (flags & (UM_FORCE | UM_DETACH)))
+	if (flags & LS_MNT_EXPIRE) {
+		if (m == c->root.m || (flags & (LS_MNT_FORCE | LS_MNT_DETACH)))
 			return -EINVAL;
 		if (!list_empty(&m->mounts) || busy(ctx, m))
 			return -EBUSY;
@@ -244,7 +244,7 @@ int op_umount(struct graph *g, const struct caller *c, struct loc at, int flags,
 			return -EAGAIN;
 		}
 	}
-	if (m == c->root.m && !(flags & UM_DETACH)) {
+	if (m == c->root.m && !(flags & LS_MNT_DETACH)) {
 		/* 5.1 item 8: the caller's own root is remounted read-only */
 		JSET(g, m->fs->rdonly, true);
 		plan_step(g, STEP_REMOUNT_RO, m, NULL, NULL, NULL, 0);
@@ -252,10 +252,10 @@ int op_umount(struct graph *g, const struct caller *c, struct loc at, int flags,
 	}
 	if (!m->parent)
 		return -EINVAL;
-	if (!(flags & UM_DETACH) && busy_somewhere(m, busy, ctx, g))
+	if (!(flags & LS_MNT_DETACH) && busy_somewhere(m, busy, ctx, g))
 		return -EBUSY;
 	struct set s = { 0 };
-	gather(g, &s, m, flags & UM_DETACH);
+	gather(g, &s, m, flags & LS_MNT_DETACH);
 	take_out(g, &s, flags);
 	free(s.v);
 	return 0;

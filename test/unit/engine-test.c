@@ -190,15 +190,15 @@ static void expire(void)
 	setup(&d, 0);
 	free(run(&d, "mkdir -p $B/m\nmount -t tmpfs M $B/m\n"));
 	struct caller c = host(&d);
-	ok(op_umount_flags_ok(0x100) == -EINVAL && op_umount_flags_ok(UM_DETACH) == 0,
+	ok(op_umount_flags_ok(0x100) == -EINVAL && op_umount_flags_ok(LS_MNT_DETACH) == 0,
 	   "S36: unknown umount flag bits are EINVAL");
-	ok(umount_path(&d, &c, "/w/m", UM_EXPIRE | UM_DETACH) == -EINVAL,
+	ok(umount_path(&d, &c, "/w/m", LS_MNT_EXPIRE | LS_MNT_DETACH) == -EINVAL,
 	   "S36: MNT_EXPIRE|MNT_DETACH is EINVAL");
-	ok(umount_path(&d, &c, "/w/m", UM_EXPIRE) == -EAGAIN,
+	ok(umount_path(&d, &c, "/w/m", LS_MNT_EXPIRE) == -EAGAIN,
 	   "S36: first MNT_EXPIRE marks and answers EAGAIN");
-	ok(umount_path(&d, &c, "/w/m", UM_EXPIRE) == 0 && at(&d, "/w/m")->fs->type[0] == 't' &&
+	ok(umount_path(&d, &c, "/w/m", LS_MNT_EXPIRE) == 0 && at(&d, "/w/m")->fs->type[0] == 't' &&
 	   strcmp(at(&d, "/w/m")->devname, "BASE") == 0, "S36: the second one unmounts");
-	ok(umount_path(&d, &c, "/", UM_DETACH) == -EINVAL,
+	ok(umount_path(&d, &c, "/", LS_MNT_DETACH) == -EINVAL,
 	   "S36: the namespace root cannot be detached");
 	dry_free(&d);
 }
@@ -216,7 +216,7 @@ static void own_root(void)
 	char *info = dump(&d, d.ns);
 	ok(strstr(info, "/w/j rw,relatime - tmpfs J ro") != NULL,
 	   "S36: mountinfo shows the superblock read-only");
-	ok(umount_path(&d, &c, "/w/j", UM_DETACH) == 0 &&
+	ok(umount_path(&d, &c, "/w/j", LS_MNT_DETACH) == 0 &&
 	   strcmp(at(&d, "/w/j")->devname, "BASE") == 0,
 	   "S36: with MNT_DETACH the own root is detached");
 	free(info);
@@ -315,7 +315,7 @@ static void unprivileged(void)
 	c.privileged = false;
 	char *before = dump(&d, d.ns);
 	plan_begin(&d.g);
-	ok(op_change(&d.g, &c, a, PROP_SHARED) == -EPERM &&
+	ok(op_change(&d.g, &c, a, LS_MS_SHARED) == -EPERM &&
 	   op_bind(&d.g, &c, a, b, false) == -EPERM &&
 	   op_move(&d.g, &c, a, b) == -EPERM &&
 	   op_umount(&d.g, &c, a, 0, never, NULL) == -EPERM &&
