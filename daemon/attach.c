@@ -204,9 +204,10 @@ static int check_caller(const struct caller *c, const struct loc *to)
 	return to->m->ns == c->ns ? 0 : -EINVAL;
 }
 
-/* A new filesystem instance, or another mount of an existing one (3.1). */
+/* A new filesystem instance, or another mount of an existing one (3.1);
+ * ms: the mount(2) flags, options for a new instance's superblock. */
 int op_mount_fs(struct graph *g, const struct caller *c, struct loc at,
-		struct fs *fs, const char *devname, unsigned flags)
+		struct fs *fs, const char *devname, unsigned long ms)
 {
 	int err = check_caller(c, &at);
 	if (!err && fs == at.m->fs && strcmp(at.dir, at.m->root) == 0)
@@ -218,7 +219,10 @@ int op_mount_fs(struct graph *g, const struct caller *c, struct loc at,
 			fs_put(fs);
 		return err;
 	}
-	struct mount *m = mount_new(g, fs, "/", devname, flags, at.m->ns);
+	if (!fs->refs)
+		fs->flags = sb_flags(ms, 0, ~0u);
+	struct mount *m = mount_new(g, fs, "/", devname, mount_flags(ms, 0),
+				    at.m->ns);
 	return attach(g, m, at, false);
 }
 

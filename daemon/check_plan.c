@@ -130,6 +130,7 @@ static int replay(struct entry **t, const struct step *s)
 		return 0;
 	case STEP_UMOUNT:
 		return e ? drop(t, e, s->flags & LS_MNT_DETACH) : -EPROTO;
+	case STEP_REMOUNT:
 	case STEP_REMOUNT_RO:
 		return e ? 0 : -EPROTO;
 	}

@@ -24,7 +24,7 @@ int dry_init(struct dry *d, unsigned max_mounts)
 	struct caller c = { true, d->ns, host };
 	plan_begin(&d->g);
 	int err = op_mount_fs(&d->g, &c, at, fs_new(&d->g, "tmpfs", NULL),
-			      "BASE", MNT_RELATIME);
+			      "BASE", 0);
 	free(buf);
 	if (err) {
 		plan_abandon(&d->g);
@@ -100,114 +100,22 @@ static int split(const struct dry *d, const char *s, char *w[MAXW])
 	return n;
 }
 
-struct cmd {
-	struct dry *d;
-	struct caller c;
-	char **w;
-	int n;
-};
-
 /* Look up w[i] for the command's caller; the result's dir is in *buf. */
-static int at(struct cmd *k, int i, struct loc *l, char **buf)
+int dry_at(struct cmd *k, int i, struct loc *l, char **buf)
 {
 	return i < k->n ? lookup(k->d, k->c.root, k->w[i], LOOKUP, l, buf)
 			: -EINVAL;
 }
 
-/* The filesystem a new mount of type gets: sysfs has one superblock per
- * network namespace (S30); other types a new one each time. */
-static struct fs *instance(struct dry *d, const char *type)
+static int umount_op(struct cmd *k, const void *arg)
 {
-	if (strcmp(type, "sysfs") != 0)
-		return fs_new(&d->g, type, NULL);
-	for (struct list *l = d->g.order.next; l != &d->g.order; l = l->next) {
-		struct mount *m = list_entry(l, struct mount, order);
-		if (m->fs->type && strcmp(m->fs->type, "sysfs") == 0)
-			return m->fs;
-	}
-	return fs_new(&d->g, type, NULL);
-}
-
-static int do_new(struct cmd *k)
-{
-	struct loc l;
-	char *buf;
-	if (k->n != 5 || strcmp(k->w[1], "-t") != 0)
-		return -EINVAL;
-	int err = at(k, 4, &l, &buf);
-	if (err)
-		return err;
-	err = op_mount_fs(&k->d->g, &k->c, l, instance(k->d, k->w[2]), k->w[3],
-			  MNT_RELATIME);
-	free(buf);
-	return err;
-}
-
-static int do_two(struct cmd *k, const char *opt)
-{
-	struct loc from, to;
-	char *b1, *b2;
-	int err = at(k, 2, &from, &b1);
-	if (err)
-		return err;
-	err = at(k, 3, &to, &b2);
-	if (!err) {
-		if (strcmp(opt, "--move") == 0)
-			err = op_move(&k->d->g, &k->c, from, to);
-		else
-			err = op_bind(&k->d->g, &k->c, from, to,
-				      strcmp(opt, "--rbind") == 0);
-		free(b2);
-	}
-	free(b1);
-	return err;
-}
-
-static int make_flags(const char *opt)
-{
-	static const struct { const char *name; int flags; } t[] = {
-		{ "shared", LS_MS_SHARED }, { "slave", LS_MS_SLAVE },
-		{ "private", LS_MS_PRIVATE }, { "unbindable", LS_MS_UNBINDABLE },
-	};
-	bool rec = strncmp(opt, "--make-r", 8) == 0;
-	const char *type = opt + (rec ? 8 : 7);
-	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-		if (strcmp(type, t[i].name) == 0)
-			return t[i].flags | (rec ? LS_MS_REC : 0);
-	return 0;
-}
-
-static int do_mount(struct cmd *k)
-{
-	if (k->n < 2)
-		return -EINVAL;
-	const char *opt = k->w[1];
-	if (strcmp(opt, "-t") == 0)
-		return do_new(k);
-	if (strcmp(opt, "--bind") == 0 || strcmp(opt, "--rbind") == 0 ||
-	    strcmp(opt, "--move") == 0)
-		return k->n == 4 ? do_two(k, opt) : -EINVAL;
-	int flags = strncmp(opt, "--make-", 7) == 0 ? make_flags(opt) : 0;
-	if (!flags || k->n != 3)
-		return -EINVAL;
-	struct loc l;
-	char *buf;
-	int err = at(k, 2, &l, &buf);
-	if (!err) {
-		err = op_change(&k->d->g, &k->c, l, flags);
-		free(buf);
-	}
-	return err;
-}
-
-static int do_umount(struct cmd *k)
-{
+	(void)arg;
 	int flags = k->n == 3 && strcmp(k->w[1], "-l") == 0 ? LS_MNT_DETACH : 0;
 	struct loc l;
 	char *buf;
 	if (k->n != (flags ? 3 : 2))
 		return -EINVAL;
-	int err = at(k, k->n - 1, &l, &buf);
+	int err = dry_at(k, k->n - 1, &l, &buf);
 	if (!err) {
 		err = op_umount(&k->d->g, &k->c, l, flags, held, k->d);
 		free(buf);
@@ -215,16 +123,17 @@ static int do_umount(struct cmd *k)
 	return err;
 }
 
-static int do_pivot(struct cmd *k)
+static int pivot_op(struct cmd *k, const void *arg)
 {
+	(void)arg;
 	struct loc new, old;
 	char *b1, *b2;
 	if (k->n != 3)
 		return -EINVAL;
-	int err = at(k, 1, &new, &b1);
+	int err = dry_at(k, 1, &new, &b1);
 	if (err)
 		return err;
-	err = at(k, 2, &old, &b2);
+	err = dry_at(k, 2, &old, &b2);
 	if (!err) {
 		err = op_pivot_root(&k->d->g, &k->c, new, old);
 		free(b2);
@@ -259,7 +168,7 @@ static void do_hold(struct cmd *k, bool hold)
 	}
 	struct loc l;
 	char *buf;
-	if (at(k, 1, &l, &buf))
+	if (dry_at(k, 1, &l, &buf))
 		return;
 	free(buf);
 	d->holds = realloc(d->holds, (d->nholds + 1) * sizeof *d->holds);
@@ -281,32 +190,33 @@ static void trace_plan(const struct graph *g)
 	}
 }
 
-/* One mount-family command as one plan; prints its result line. */
-static int run_op(struct cmd *k, int (*op)(struct cmd *))
+/* One system call as one plan: committed when the operation succeeds
+ * (unless the tests ask for every plan to be abandoned). */
+int dry_call(struct cmd *k, dry_op op, const void *arg)
 {
 	struct graph *g = &k->d->g;
 	plan_begin(g);
-	int err = op(k);
-	if (err) {
+	int err = op(k, arg);
+	if (err || k->d->abandon) {
 		plan_abandon(g);
-		printf("L%u %s\n", k->d->line, strerrorname_np(-err));
-		return 0;
+		return err;
 	}
 	if (k->d->trace)
 		trace_plan(g);
-	if (k->d->abandon) {
-		plan_abandon(g);
-		printf("L%u OK\n", k->d->line);
-		return 0;
-	}
-	err = plan_commit(g);
-	printf("L%u OK\n", k->d->line);
-	if (k->d->tree)
-		dry_tree(k->d);
-	if (err)
+	if (plan_commit(g) < 0) {
 		fprintf(stderr, "sharedry: line %u: invariant broken\n",
 			k->d->line);
-	return err;
+		k->d->broken = true;
+	}
+	return 0;
+}
+
+/* A mount-family command: its result line, then the tree if asked. */
+static void report(struct cmd *k, int err)
+{
+	printf("L%u %s\n", k->d->line, err ? strerrorname_np(-err) : "OK");
+	if (!err && k->d->tree)
+		dry_tree(k->d);
 }
 
 /* The commands whose result is printed: the mount family. */
@@ -316,11 +226,10 @@ static bool reports(const char *cmd)
 	       strcmp(cmd, "pivot_root") == 0;
 }
 
-static int run_line(struct dry *d, char **w, int n)
+static void run_line(struct dry *d, char **w, int n)
 {
 	struct cmd k = { d, { true, d->ns, mount_root(d->ns->root) }, w, n };
 	char *rootbuf = NULL;
-	int err = 0;
 
 	if (n >= 2 && strcmp(w[0], "chroot") == 0) {
 		int err = lookup(d, k.c.root, w[1], LOOKUP, &k.c.root, &rootbuf);
@@ -329,17 +238,17 @@ static int run_line(struct dry *d, char **w, int n)
 		if (err) {             /* chroot(2) fails: the command never runs */
 			if (k.n && reports(k.w[0]))
 				printf("L%u %s\n", d->line, strerrorname_np(-err));
-			return 0;
+			return;
 		}
 	}
 	if (k.n == 0)
 		;
 	else if (strcmp(k.w[0], "mount") == 0)
-		err = run_op(&k, do_mount);
+		report(&k, dry_mount(&k));
 	else if (strcmp(k.w[0], "umount") == 0)
-		err = run_op(&k, do_umount);
+		report(&k, dry_call(&k, umount_op, NULL));
 	else if (strcmp(k.w[0], "pivot_root") == 0)
-		err = run_op(&k, do_pivot);
+		report(&k, dry_call(&k, pivot_op, NULL));
 	else if (strcmp(k.w[0], "mkdir") == 0 && k.n >= 2 &&
 		 strcmp(k.w[1], "-p") == 0)
 		do_make(&k, MKDIR);
@@ -350,27 +259,27 @@ static int run_line(struct dry *d, char **w, int n)
 	else if (d->trace)
 		printf("# skipped: %s\n", k.w[0]);
 	free(rootbuf);
-	return err;
 }
 
+
+/* Runs the script; -1 when a check failed (the run stops there). */
 int dry_run(struct dry *d, FILE *in)
 {
 	char *line = NULL;
 	size_t cap = 0;
-	int err = 0;
-	while (!err && getline(&line, &cap, in) >= 0) {
+	while (!d->broken && getline(&line, &cap, in) >= 0) {
 		char *w[MAXW];
 		d->line++;
 		line[strcspn(line, "\n")] = '\0';
 		if (d->trace && line[0])
 			printf(line[0] == '#' ? "%s\n" : "$ %s\n", line);
 		int n = split(d, line, w);
-		err = run_line(d, w, n);
+		run_line(d, w, n);
 		for (int i = 0; i < n; i++)
 			free(w[i]);
 	}
 	free(line);
-	return err;
+	return d->broken ? -1 : 0;
 }
 
 int dry_view(struct dry *d, const char *dir)

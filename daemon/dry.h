@@ -15,11 +15,27 @@ struct dry {
 	const char *base;
 	bool trace, tree, check;
 	bool abandon;          /* tests: plan each command, then abandon */
+	bool broken;           /* a check failed */
 	struct dirs *dirs;
 	struct hold *holds;
 	size_t nholds;
 	unsigned line;
 };
+
+/* One command line, as the caller whose root is c.root runs it. */
+struct cmd {
+	struct dry *d;
+	struct caller c;
+	char **w;
+	int n;
+};
+
+typedef int (*dry_op)(struct cmd *k, const void *arg);
+int dry_call(struct cmd *k, dry_op op, const void *arg);
+int dry_at(struct cmd *k, int i, struct loc *l, char **buf);
+
+/* dry_mount.c */
+int dry_mount(struct cmd *k);
 
 int dry_init(struct dry *d, unsigned max_mounts);
 void dry_free(struct dry *d);

@@ -25,14 +25,19 @@ enum {
 	MNT_RDONLY = 1 << 0, MNT_NOSUID = 1 << 1, MNT_NODEV = 1 << 2,
 	MNT_NOEXEC = 1 << 3, MNT_NOATIME = 1 << 4, MNT_NODIRATIME = 1 << 5,
 	MNT_RELATIME = 1 << 6, MNT_NOSYMFOLLOW = 1 << 7,
+	MNT_ATIME_MASK = MNT_NOATIME | MNT_NODIRATIME | MNT_RELATIME,
 };
+
+/* Superblock flags, mountinfo field 11 (1.5.1). */
+enum { SB_RDONLY = 1 << 0, SB_SYNC = 1 << 1, SB_DIRSYNC = 1 << 2,
+       SB_MAND = 1 << 3, SB_LAZYTIME = 1 << 4 };
 
 struct fs {                    /* a filesystem instance (superblock) */
 	unsigned id;
 	unsigned dev;          /* minor of the anonymous device: 0:dev */
 	char *type;
 	char *opts;            /* filesystem options for field 11, or "" */
-	bool rdonly;           /* superblock read-only */
+	unsigned flags;        /* SB_* */
 	unsigned refs;         /* mounts using it */
 };
 
@@ -90,6 +95,7 @@ enum step_kind {
 	STEP_MOVE,     /* move mnt to (parent, dir) */
 	STEP_PARK,     /* move mnt aside (to be moved back by a later step) */
 	STEP_UMOUNT,   /* unmount mnt (no children left); LS_MNT_DETACH: lazily */
+	STEP_REMOUNT,  /* mount(2) MS_REMOUNT[|MS_BIND] of mnt with flags */
 	STEP_REMOUNT_RO, /* remount mnt's filesystem read-only */
 };
 
@@ -97,7 +103,7 @@ struct step {
 	enum step_kind kind;
 	unsigned mnt, src, parent;
 	char *dir;             /* the mountpoint, in parent's filesystem */
-	int flags;
+	unsigned long flags;   /* UMOUNT: LS_MNT_DETACH; REMOUNT: LS_MS_* */
 };
 
 struct undo;
@@ -167,8 +173,11 @@ const char *step_name(enum step_kind k);
 
 /* The operations (each inside a plan). */
 int op_change(struct graph *g, const struct caller *c, struct loc at, int flags);
+unsigned mount_flags(unsigned long ms, unsigned old);
 int op_mount_fs(struct graph *g, const struct caller *c, struct loc at,
-		struct fs *fs, const char *devname, unsigned flags);
+		struct fs *fs, const char *devname, unsigned long ms);
+int op_remount(struct graph *g, const struct caller *c, struct loc at,
+	       unsigned long ms);
 int op_bind(struct graph *g, const struct caller *c, struct loc from,
 	    struct loc to, bool recursive);
 int op_move(struct graph *g, const struct caller *c, struct loc from,

@@ -332,7 +332,7 @@ int plan_commit(struct graph *g)
 
 void plan_step(struct graph *g, enum step_kind kind, const struct mount *m,
 	       const struct mount *src, const struct mount *parent,
-	       const char *dir, int flags)
+	       const char *dir, unsigned long flags)
 {
 	g->steps = grow(g->steps, &g->capsteps, g->nsteps, sizeof *g->steps);
 	g->steps[g->nsteps++] = (struct step){
@@ -347,7 +347,7 @@ const char *step_name(enum step_kind k)
 	static const char *const names[] = {
 		[STEP_NEW] = "new", [STEP_BIND] = "bind", [STEP_MOVE] = "move",
 		[STEP_PARK] = "park", [STEP_UMOUNT] = "umount",
-		[STEP_REMOUNT_RO] = "remount-ro",
+		[STEP_REMOUNT] = "remount", [STEP_REMOUNT_RO] = "remount-ro",
 	};
 	return names[k];
 }

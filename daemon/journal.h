@@ -30,7 +30,10 @@ void mount_kill(struct graph *g, struct mount *m);
 
 void plan_step(struct graph *g, enum step_kind kind, const struct mount *m,
 	       const struct mount *src, const struct mount *parent,
-	       const char *dir, int flags);
+	       const char *dir, unsigned long flags);
+
+/* options.c */
+unsigned sb_flags(unsigned long ms, unsigned old, unsigned mask);
 
 /* propagate.c */
 struct mount *next_peer(const struct mount *m);

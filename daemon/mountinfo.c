@@ -98,6 +98,20 @@ static void put_mount_flags(FILE *out, unsigned f)
 			fputs(names[i].name, out);
 }
 
+/* "ro"/"rw", then the superblock flags that are set. */
+static void put_sb_flags(FILE *out, unsigned f)
+{
+	fputs(f & SB_RDONLY ? " ro" : " rw", out);
+	if (f & SB_SYNC)
+		fputs(",sync", out);
+	if (f & SB_DIRSYNC)
+		fputs(",dirsync", out);
+	if (f & SB_MAND)
+		fputs(",mand", out);
+	if (f & SB_LAZYTIME)
+		fputs(",lazytime", out);
+}
+
 static void put_optional(FILE *out, const struct mount *m, struct ns *ns,
 			 struct loc root)
 {
@@ -128,7 +142,7 @@ static void put_line(FILE *out, const struct mount *m, const char *path,
 	put_escaped(out, m->fs->type);
 	fputc(' ', out);
 	put_escaped(out, *m->devname ? m->devname : "none");
-	fputs(m->fs->rdonly ? " ro" : " rw", out);
+	put_sb_flags(out, m->fs->flags);
 	if (*m->fs->opts)
 		fprintf(out, ",%s", m->fs->opts);
 	fputc('\n', out);
@@ -162,11 +176,14 @@ void render_mounts(const struct graph *g, struct ns *ns, struct loc root,
 		put_escaped(out, path);
 		fputc(' ', out);
 		put_escaped(out, m->fs->type);
-		bool ro = (m->flags & MNT_RDONLY) || m->fs->rdonly;
-		fputs(ro ? " ro" : " rw", out);
+		/* the effective state, then superblock, mount, fs options */
+		unsigned sb = m->fs->flags;
+		if (m->flags & MNT_RDONLY)
+			sb |= SB_RDONLY;
+		put_sb_flags(out, sb);
+		put_mount_flags(out, m->flags);
 		if (*m->fs->opts)
 			fprintf(out, ",%s", m->fs->opts);
-		put_mount_flags(out, m->flags);
 		fputs(" 0 0\n", out);
 		free(path);
 	}

@@ -12,6 +12,10 @@
  *
  * The model: a root filesystem "/" holding DIR (default /tmp/w), with a
  * private tmpfs named BASE mounted on it; $B in the script means DIR.
+ * Commands: mkdir -p, touch, mount (-t, -o, --bind, --rbind, --move,
+ * --make-*, -o remount: see dry_mount.c), umount [-l], pivot_root, hold
+ * and release (a process keeps a mount busy), each optionally prefixed by
+ * "chroot JAIL".
  * Each mount/umount command prints "L<line> OK" or "L<line> <ERRNO NAME>".
  */
 #include <errno.h>

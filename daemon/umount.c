@@ -246,7 +246,7 @@ int op_umount(struct graph *g, const struct caller *c, struct loc at, int flags,
 	}
 	if (m == c->root.m && !(flags & LS_MNT_DETACH)) {
 		/* 5.1 item 8: the caller's own root is remounted read-only */
-		JSET(g, m->fs->rdonly, true);
+		JSET(g, m->fs->flags, m->fs->flags | SB_RDONLY);
 		plan_step(g, STEP_REMOUNT_RO, m, NULL, NULL, NULL, 0);
 		return 0;
 	}

@@ -9,8 +9,8 @@
  *     <2 spaces per depth><mountpoint> <root> <source> <fstype> <opts>[ <optional>...]
  * with the base path written "B" and peer-group ids renumbered g1, g2, ... by
  * first appearance (one map for shared:/master:/propagate_from:, restarted
- * per view). Mount ids, device numbers and superblock options but rw/ro
- * are dropped:
+ * per view). Mount ids, device numbers and the filesystems' own superblock
+ * options are dropped:
  * ids and group numbers are allocated machine-wide (semantics.md 1.3, 1.4),
  * line order is creation order (1.5.4); only the structure is comparable.
  * The host view "/" keeps only the mounts at or below BASE; jail views keep
@@ -108,6 +108,29 @@ static void put_path(const char *path)
 }
 
 /*
+ * Per-mount options, then "sb:" and the superblock's generic flags: rw or
+ * ro (5.1 item 8 remounts a jail's root read-only), sync, dirsync, mand,
+ * lazytime.  The rest of field 11 is each filesystem's own (size=,
+ * inode64...) and not modelled.
+ */
+static char *sb_flags(const char *opts, const char *super)
+{
+	static const char *const generic[] = { "sync", "dirsync", "mand",
+					       "lazytime" };
+	char *copy = strdup(super), *save = NULL, *out;
+	char *ro = strtok_r(copy, ",", &save);
+	out = xrealloc(NULL, strlen(opts) + strlen(super) + 8);
+	sprintf(out, "%s sb:%s", opts, ro && strcmp(ro, "ro") == 0 ? "ro" : "rw");
+	for (char *o = strtok_r(NULL, ",", &save); o;
+	     o = strtok_r(NULL, ",", &save))
+		for (size_t i = 0; i < sizeof generic / sizeof *generic; i++)
+			if (strcmp(o, generic[i]) == 0)
+				strcat(strcat(out, ","), o);
+	free(copy);
+	return out;
+}
+
+/*
  * Parse one mountinfo line (semantics.md 1.5.1) into M. Returns false if
  * the line is not mountinfo (it is then printed as it is).
  */
@@ -131,13 +154,7 @@ static bool parse_mountinfo(char *line, struct mnt *m)
 	m->parent = strtol(f[1], NULL, 10);
 	m->root = unescape(f[3]);
 	m->mp = unescape(f[4]);
-	/* per-mount options, then the superblock's rw/ro (5.1 item 8: the
-	 * caller's own root is remounted read-only); its other options are
-	 * each filesystem's own and not modelled */
-	m->opts = xrealloc(NULL, strlen(f[5]) + 8);
-	sprintf(m->opts, "%s sb:%s", f[5],
-		sep + 3 < n && strncmp(f[sep + 3], "ro", 2) == 0 &&
-		(f[sep + 3][2] == ',' || !f[sep + 3][2]) ? "ro" : "rw");
+	m->opts = sb_flags(f[5], sep + 3 < n ? f[sep + 3] : "rw");
 	m->fstype = unescape(f[sep + 1]);
 	m->src = unescape(f[sep + 2]);
 	for (i = 6; i < sep; i++)
