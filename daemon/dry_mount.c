@@ -63,9 +63,29 @@ static unsigned long apply(unsigned long ms, const char *list)
 	return ms;
 }
 
-/* The options mountinfo shows for m, read back as mount(2) flags: what
- * util-linux starts a remount from. */
-static unsigned long current(const struct mount *m)
+/* The last mount in mountinfo order that the caller sees at path. */
+static const struct mount *last_at(struct cmd *k, const char *path)
+{
+	struct graph *g = &k->d->g;
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	for (struct list *l = g->order.prev; l != &g->order; l = l->prev) {
+		struct mount *m = list_entry(l, struct mount, order);
+		char *p = m->ns == k->c.ns ? mount_path(m, k->c.root) : NULL;
+		bool hit = p && strlen(p) == n && strncmp(p, path, n) == 0;
+		free(p);
+		if (hit)
+			return m;
+	}
+	return NULL;
+}
+
+/* The options mountinfo shows for the mount at path, read back as mount(2)
+ * flags: what util-linux starts a remount from.  Like util-linux it takes
+ * the last line whose mountpoint is path, which is not always the top of
+ * the stack there (a stack grown by tucking); no line: no options. */
+static unsigned long current(struct cmd *k, const char *path)
 {
 	static const struct { unsigned mnt; unsigned long ms; } mnt[] = {
 		{ MNT_RDONLY, LS_MS_RDONLY }, { MNT_NOSUID, LS_MS_NOSUID },
@@ -79,7 +99,10 @@ static unsigned long current(const struct mount *m)
 		{ SB_DIRSYNC, LS_MS_DIRSYNC }, { SB_MAND, LS_MS_MANDLOCK },
 		{ SB_LAZYTIME, LS_MS_LAZYTIME },
 	};
+	const struct mount *m = last_at(k, path);
 	unsigned long ms = 0;
+	if (!m)
+		return 0;
 	for (size_t i = 0; i < sizeof mnt / sizeof *mnt; i++)
 		if (m->flags & mnt[i].mnt)
 			ms |= mnt[i].ms;
@@ -193,7 +216,7 @@ static int remount_op(struct cmd *k, const void *arg)
 		return err;
 	unsigned long ms = LS_MS_REMOUNT;
 	if (!a->mode)                  /* -o remount: merged with what is */
-		ms |= apply(current(l.m), a->opts);
+		ms |= apply(current(k, a->pos[a->npos - 1]), a->opts);
 	else                           /* after a bind: the options alone */
 		ms |= LS_MS_BIND | apply(0, a->opts);
 	err = op_remount(&k->d->g, &k->c, l, ms & ~(unsigned long)LS_MS_REC);

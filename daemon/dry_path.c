@@ -124,6 +124,11 @@ int lookup(struct dry *d, struct loc root, const char *path, int make,
 				err = -ENOENT;
 				break;
 			}
+			if ((p.m->flags & MNT_RDONLY) ||
+			    (p.m->fs->flags & SB_RDONLY)) {
+				err = -EROFS;
+				break;
+			}
 			kind = make == TOUCH && last ? FILE_ : DIR_;
 			entry_add(d, p.m->fs, buf, kind == FILE_);
 		}

@@ -195,6 +195,7 @@ void render_mountinfo(const struct graph *g, struct ns *ns, struct loc root,
 void render_mounts(const struct graph *g, struct ns *ns, struct loc root,
 		   FILE *out);
 bool reaches(const struct mount *m, const char *dir, struct loc root);
+char *mount_path(const struct mount *m, struct loc root);
 void render_tree(struct ns *ns, struct loc root, FILE *out);
 
 /* check.c */

@@ -57,6 +57,13 @@ static char *path_from(const struct mount *m, const char *dir, struct loc root)
 	}
 }
 
+/* The mountpoint of m as a reader with that root sees it (field 5), or
+ * NULL when it cannot see m; malloc'ed. */
+char *mount_path(const struct mount *m, struct loc root)
+{
+	return path_from(m, m->root, root);
+}
+
 /* Whether the walk up from (m, dir) meets root: is_path_reachable(). */
 bool reaches(const struct mount *m, const char *dir, struct loc root)
 {

@@ -1,7 +1,8 @@
 /*
  * gen SEED - print a random scenario for the kernel-differential harness.
  *
- * 20 to 40 operations (mount, umount, pivot_root, hold, release; mkdir
+ * 20 to 40 operations (mount with options, remount, umount, pivot_root,
+ * hold, release; mkdir
  * lines are extra) over a fixed set of directories, a few files and two
  * chroot jails, $B/j1 and $B/j2, whose roots may themselves get mounted on.
  * The generator keeps a rough list of what it has mounted so that most
@@ -114,11 +115,22 @@ static void remkdir(const char *d)
 		putchar('\n');
 }
 
+/* Mount options: per-mount, superblock, and their opposites. */
+static const char *const options[] = {
+	"ro", "rw", "nosuid", "nodev,noexec", "noatime", "strictatime",
+	"sync", "ro,lazytime", "suid,dev", "relatime,nosymfollow",
+};
+#define NOPTIONS (sizeof(options) / sizeof(options[0]))
+
 static void op_tmpfs(struct gen *g)
 {
 	const char *t = target(g);
 
-	printf("mount -t tmpfs T%d %s\n", ++g->ntmpfs, t);
+	if (chance(g, 20))
+		printf("mount -t tmpfs -o %s T%d %s\n",
+		       options[rnd(g, NOPTIONS)], ++g->ntmpfs, t);
+	else
+		printf("mount -t tmpfs T%d %s\n", ++g->ntmpfs, t);
 	push_mounted(g, t);
 	remkdir(t);
 }
@@ -243,6 +255,13 @@ static void op_jail(struct gen *g)
 	}
 }
 
+/* remount with some options, of the filesystem or of the mount alone */
+static void op_remount(struct gen *g)
+{
+	printf("mount -o remount,%s%s %s\n", chance(g, 50) ? "bind," : "",
+	       options[rnd(g, NOPTIONS)], mounted_dir(g));
+}
+
 /* bind a file onto a file, or now and then onto a directory or back */
 static void op_file(struct gen *g)
 {
@@ -300,6 +319,8 @@ static int op(struct gen *g)
 		op_jail(g);
 	else if (w < 93)
 		op_file(g);
+	else if (w < 96)
+		op_remount(g);
 	else
 		return op_hold(g);
 	return 1;
