@@ -173,6 +173,12 @@ const char *step_name(enum step_kind k);
 
 /* The operations (each inside a plan). */
 int op_change(struct graph *g, const struct caller *c, struct loc at, int flags);
+/* What a mount(2) call is, in the kernel's order of precedence (2.1). */
+enum mount_call {
+	CALL_REMOUNT_BIND, CALL_REMOUNT, CALL_BIND, CALL_CHANGE, CALL_MOVE,
+	CALL_NEW,
+};
+int mount_call(unsigned long *ms);
 unsigned mount_flags(unsigned long ms, unsigned old);
 int op_mount_fs(struct graph *g, const struct caller *c, struct loc at,
 		struct fs *fs, const char *devname, unsigned long ms);

@@ -4,6 +4,27 @@
 #include <errno.h>
 #include "journal.h"
 
+/* Which operation mount(2) performs for these flags (path_mount(): the
+ * first that applies wins, so MS_BIND|MS_SHARED is a plain bind and
+ * MS_MOVE|MS_SHARED a type change, EINVAL there).  Drops the old magic
+ * number from *ms; -EINVAL for MS_NOUSER. */
+int mount_call(unsigned long *ms)
+{
+	if ((*ms & LS_MS_MGC_MSK) == LS_MS_MGC_VAL)
+		*ms &= ~LS_MS_MGC_MSK;
+	if (*ms & LS_MS_NOUSER)
+		return -EINVAL;
+	if ((*ms & (LS_MS_REMOUNT | LS_MS_BIND)) == (LS_MS_REMOUNT | LS_MS_BIND))
+		return CALL_REMOUNT_BIND;
+	if (*ms & LS_MS_REMOUNT)
+		return CALL_REMOUNT;
+	if (*ms & LS_MS_BIND)
+		return CALL_BIND;
+	if (*ms & (LS_MS_SHARED | LS_MS_PRIVATE | LS_MS_SLAVE | LS_MS_UNBINDABLE))
+		return CALL_CHANGE;
+	return *ms & LS_MS_MOVE ? CALL_MOVE : CALL_NEW;
+}
+
 /* The per-mount flags mount(2) asks for (the kernel's path_mount()):
  * relatime unless noatime, strictatime clears both, and a remount that
  * names no atime option keeps the mount's. */

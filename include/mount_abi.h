@@ -19,6 +19,9 @@ enum {
 	LS_MS_RELATIME = 1 << 21, LS_MS_STRICTATIME = 1 << 24,
 	LS_MS_LAZYTIME = 1 << 25,
 };
+#define LS_MS_NOUSER (1UL << 31)
+#define LS_MS_MGC_VAL 0xC0ED0000UL     /* old callers' magic, high half */
+#define LS_MS_MGC_MSK 0xffff0000UL
 
 /* umount2(2) flags. */
 enum {

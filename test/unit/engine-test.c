@@ -386,8 +386,43 @@ static void mkdir_p(struct dry *d, const char *path)
 		free(buf);
 }
 
+/* mount(2)'s dispatch (2.1, S36): the first kind that applies wins. */
+static void dispatch(void)
+{
+	static const struct { unsigned long ms; int call; const char *what; } t[] = {
+		{ LS_MS_BIND | LS_MS_SHARED, CALL_BIND, "MS_BIND|MS_SHARED is a bind" },
+		{ LS_MS_MOVE | LS_MS_SHARED, CALL_CHANGE, "MS_MOVE|MS_SHARED a type change" },
+		{ LS_MS_REMOUNT | LS_MS_BIND | LS_MS_RDONLY, CALL_REMOUNT_BIND,
+		  "MS_REMOUNT|MS_BIND a bind-remount" },
+		{ LS_MS_REMOUNT | LS_MS_SHARED, CALL_REMOUNT, "MS_REMOUNT wins over types" },
+		{ LS_MS_MOVE, CALL_MOVE, "MS_MOVE a move" },
+		{ LS_MS_MGC_VAL | LS_MS_RDONLY, CALL_NEW, "the old magic is dropped" },
+		{ LS_MS_NOUSER, -EINVAL, "MS_NOUSER is EINVAL" },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		unsigned long ms = t[i].ms;
+		ok(mount_call(&ms) == t[i].call, "%s", t[i].what);
+	}
+	struct dry d;
+	setup(&d, 0);
+	free(run(&d, "mkdir -p $B/a\nmount -t tmpfs A $B/a\n"));
+	char *buf;
+	struct loc a = where(&d, "/w/a", &buf);
+	struct caller c = host(&d);
+	plan_begin(&d.g);
+	ok(op_change(&d.g, &c, a, LS_MS_SHARED | LS_MS_MOVE) == -EINVAL &&
+	   op_change(&d.g, &c, a, LS_MS_SHARED | LS_MS_PRIVATE) == -EINVAL &&
+	   op_change(&d.g, &c, a, LS_MS_SHARED | LS_MS_RDONLY) == -EINVAL &&
+	   op_change(&d.g, &c, a, LS_MS_SHARED | LS_MS_REC | LS_MS_SILENT) == 0,
+	   "S36: a type change takes one type, plus MS_REC and MS_SILENT only");
+	plan_abandon(&d.g);
+	free(buf);
+	dry_free(&d);
+}
+
 int main(void)
 {
+	dispatch();
 	checker_catches();
 	unprivileged();
 	group_ids();
