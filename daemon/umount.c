@@ -54,6 +54,15 @@ static bool in(const struct set *s, const struct mount *m)
 	return m->stamp == s->stamp;
 }
 
+/* Whether m lies in top's subtree (top itself excluded). */
+static bool reaches_up(const struct mount *m, const struct mount *top)
+{
+	while ((m = m->parent))
+		if (m == top)
+			return true;
+	return false;
+}
+
 /* Non-shifting (5.2): every subtree mounted strictly inside c, i.e. not
  * on c's own root, goes too. */
 static bool shifts(const struct set *s, struct mount *c)
@@ -69,8 +78,21 @@ static bool shifts(const struct set *s, struct mount *c)
 	return false;
 }
 
+/* A candidate that would shift leaves the set; that can make candidates
+ * above it shift in turn, and only those: walk up and re-check them.
+ * (Members of U, the umount's own tree, never leave.) */
+static void trim(struct set *s, struct mount *c, struct mount *top,
+		 bool lazy)
+{
+	for (; c; c = c->parent) {
+		bool of_u = c == top || (lazy && reaches_up(c, top));
+		if (in(s, c) && !of_u && shifts(s, c))
+			c->stamp = 0;
+	}
+}
+
 /* U, then the counterparts of every member of U, then trimmed to the
- * largest non-shifting subset; members of U are never trimmed. */
+ * largest non-shifting subset. */
 static void gather(struct graph *g, struct set *s, struct mount *m, bool lazy)
 {
 	s->stamp = ++g->stamp;
@@ -86,15 +108,9 @@ static void gather(struct graph *g, struct set *s, struct mount *m, bool lazy)
 				add(s, c);
 		}
 	}
-	for (bool again = true; again; ) {
-		again = false;
-		for (size_t i = nu; i < s->n; i++) {
-			if (!in(s, s->v[i]) || !shifts(s, s->v[i]))
-				continue;
-			s->v[i]->stamp = 0;
-			again = true;
-		}
-	}
+	for (size_t i = nu; i < s->n; i++)
+		if (in(s, s->v[i]) && shifts(s, s->v[i]))
+			trim(s, s->v[i], m, lazy);
 	size_t k = nu;             /* compact out the trimmed */
 	for (size_t i = nu; i < s->n; i++)
 		if (in(s, s->v[i]))
