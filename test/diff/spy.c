@@ -37,10 +37,7 @@ static struct {
 	int (*mount)(const char *, const char *, const char *, unsigned long,
 		     const void *);
 	int (*umount2)(const char *, int);
-	int (*open)(const char *, int, ...);
-	int (*open64)(const char *, int, ...);
 	int (*openat)(int, const char *, int, ...);
-	int (*openat64)(int, const char *, int, ...);
 	FILE *(*fopen)(const char *, const char *);
 	FILE *(*fopen64)(const char *, const char *);
 	ssize_t (*readlink)(const char *, char *, size_t);
@@ -55,10 +52,7 @@ static void load_real(void)
 		return;
 	real.mount = dlsym(RTLD_NEXT, "mount");
 	real.umount2 = dlsym(RTLD_NEXT, "umount2");
-	real.open = dlsym(RTLD_NEXT, "open");
-	real.open64 = dlsym(RTLD_NEXT, "open64");
 	real.openat = dlsym(RTLD_NEXT, "openat");
-	real.openat64 = dlsym(RTLD_NEXT, "openat64");
 	real.fopen = dlsym(RTLD_NEXT, "fopen");
 	real.fopen64 = dlsym(RTLD_NEXT, "fopen64");
 	real.readlink = dlsym(RTLD_NEXT, "readlink");
@@ -94,11 +88,11 @@ __attribute__((constructor)) static void spy_init(void)
 
 	load_real();
 	if (log && *log)
-		logfd = real.open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-				   0644);
+		logfd = real.openat(AT_FDCWD, log,
+				    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (!root || !*root)
 		return;
-	fd = real.open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = real.openat(AT_FDCWD, "/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || chroot(root) < 0 || chdir("/") < 0) {
 		/* The command cannot run in its jail: report the cause as
 		 * its result (native.sh prints it like a failed syscall). */
@@ -167,63 +161,52 @@ static mode_t open_mode(int flags, va_list ap)
 	return 0;
 }
 
-int open(const char *path, int flags, ...)
-{
-	const char *rel;
-	va_list ap;
-	mode_t mode;
-
-	va_start(ap, flags);
-	mode = open_mode(flags, ap);
-	va_end(ap);
-	rel = proc_rel(path);
-	load_real();
-	return rel ? openat(procfd, rel, flags, mode)
-		   : real.open(path, flags, mode);
-}
-
-int open64(const char *path, int flags, ...)
-{
-	const char *rel;
-	va_list ap;
-	mode_t mode;
-
-	va_start(ap, flags);
-	mode = open_mode(flags, ap);
-	va_end(ap);
-	rel = proc_rel(path);
-	load_real();
-	return rel ? openat(procfd, rel, flags, mode)
-		   : real.open64(path, flags, mode);
-}
-
+/* Every open goes through openat(): the one place that redirects /proc.
+ * The 64 variants differ only by O_LARGEFILE (a no-op on 64-bit). */
 int openat(int dirfd, const char *path, int flags, ...)
 {
-	const char *rel;
+	const char *rel = proc_rel(path);
 	va_list ap;
 	mode_t mode;
 
 	va_start(ap, flags);
 	mode = open_mode(flags, ap);
 	va_end(ap);
-	rel = proc_rel(path);
 	load_real();
 	return real.openat(rel ? procfd : dirfd, rel ? rel : path, flags, mode);
 }
 
 int openat64(int dirfd, const char *path, int flags, ...)
 {
-	const char *rel;
 	va_list ap;
 	mode_t mode;
 
 	va_start(ap, flags);
 	mode = open_mode(flags, ap);
 	va_end(ap);
-	rel = proc_rel(path);
-	load_real();
-	return real.openat64(rel ? procfd : dirfd, rel ? rel : path, flags,
-			      mode);
+	return openat(dirfd, path, flags | O_LARGEFILE, mode);
+}
+
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return openat(AT_FDCWD, path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return openat(AT_FDCWD, path, flags | O_LARGEFILE, mode);
 }
 
 /* Fortified callers (util-linux is built with _FORTIFY_SOURCE) use these. */
