@@ -49,6 +49,9 @@ void dry_free(struct dry *d)
 	for (size_t i = 0; i < d->nholds; i++)
 		free(d->holds[i].name);
 	free(d->holds);
+	for (size_t i = 0; i < d->nnss; i++)
+		free(d->nss[i].name);
+	free(d->nss);
 	graph_free(&d->g);
 }
 
@@ -211,6 +214,30 @@ int dry_call(struct cmd *k, dry_op op, const void *arg)
 	return 0;
 }
 
+static struct ns *named(struct dry *d, const char *name)
+{
+	for (size_t i = 0; i < d->nnss; i++)
+		if (strcmp(d->nss[i].name, name) == 0)
+			return d->nss[i].ns;
+	return NULL;
+}
+
+/* unshare NAME: util-linux unshare -m --propagation unchanged, a copy of
+ * the caller's namespace (semantics.md 8). */
+static int unshare_op(struct cmd *k, const void *arg)
+{
+	struct dry *d = k->d;
+	struct ns *ns;
+	int err = op_copy_ns(&d->g, &k->c, &ns);
+	if (err)
+		return err;
+	d->nss = realloc(d->nss, (d->nnss + 1) * sizeof *d->nss);
+	if (!d->nss || !(d->nss[d->nnss].name = strdup(arg)))
+		abort();
+	d->nss[d->nnss++].ns = ns;
+	return 0;
+}
+
 /* A mount-family command: its result line, then the tree if asked. */
 static void report(struct cmd *k, int err)
 {
@@ -231,8 +258,17 @@ static void run_line(struct dry *d, char **w, int n)
 	struct cmd k = { d, { true, d->ns, mount_root(d->ns->root) }, w, n };
 	char *rootbuf = NULL;
 
-	if (n >= 2 && strcmp(w[0], "chroot") == 0) {
-		int err = lookup(d, k.c.root, w[1], LOOKUP, &k.c.root, &rootbuf);
+	if (k.n >= 3 && strcmp(k.w[0], "within") == 0) {
+		struct ns *ns = named(d, k.w[1]);
+		if (!ns)
+			return;
+		k.c.ns = ns;
+		k.c.root = mount_root(ns->root);
+		k.w += 2;
+		k.n -= 2;
+	}
+	if (k.n >= 2 && strcmp(k.w[0], "chroot") == 0) {
+		int err = lookup(d, k.c.root, k.w[1], LOOKUP, &k.c.root, &rootbuf);
 		k.w += 2;
 		k.n -= 2;
 		if (err) {             /* chroot(2) fails: the command never runs */
@@ -256,6 +292,8 @@ static void run_line(struct dry *d, char **w, int n)
 		do_make(&k, TOUCH);
 	else if (strcmp(k.w[0], "hold") == 0 || strcmp(k.w[0], "release") == 0)
 		do_hold(&k, k.w[0][0] == 'h');
+	else if (strcmp(k.w[0], "unshare") == 0 && k.n == 2 && !named(d, k.w[1]))
+		dry_call(&k, unshare_op, k.w[1]);
 	else if (d->trace)
 		printf("# skipped: %s\n", k.w[0]);
 	free(rootbuf);
@@ -285,7 +323,22 @@ int dry_run(struct dry *d, FILE *in)
 int dry_view(struct dry *d, const char *dir)
 {
 	struct loc host = mount_root(d->ns->root), root;
-	char *buf;
+	struct ns *ns = d->ns;
+	char *buf, *name = strdup(dir), *colon = strstr(name, ":/");
+	if (colon && strcmp(colon, ":/") == 0) {   /* NAME:/ a whole namespace */
+		*colon = '\0';
+		ns = named(d, name);
+	}
+	free(name);
+	if (!ns) {
+		fprintf(stderr, "sharedry: view %s: no such namespace\n", dir);
+		return -1;
+	}
+	if (ns != d->ns) {
+		printf("--- view %s\n", dir);
+		render_mountinfo(&d->g, ns, mount_root(ns->root), stdout);
+		return 0;
+	}
 	if (lookup(d, host, dir, LOOKUP, &root, &buf) < 0) {
 		fprintf(stderr, "sharedry: view %s: no such directory\n", dir);
 		return -1;

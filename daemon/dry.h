@@ -8,6 +8,7 @@
 struct dent { char *path; bool file; UT_hash_handle hh; };
 struct dirs { unsigned fs; struct dent *set; UT_hash_handle hh; };
 struct hold { char *name; uint64_t seq; };
+struct named_ns { char *name; struct ns *ns; };
 
 struct dry {
 	struct graph g;
@@ -19,6 +20,8 @@ struct dry {
 	struct dirs *dirs;
 	struct hold *holds;
 	size_t nholds;
+	struct named_ns *nss;  /* namespaces made by "unshare NAME" */
+	size_t nnss;
 	unsigned line;
 };
 

@@ -356,7 +356,11 @@ static void normalise(FILE *in)
 		if (strncmp(line, "--- view ", 9) == 0) {
 			flush_view(&v);
 			in_view = true;
-			v.host = strcmp(line + 9, "/") == 0;
+			/* "/" and "NAME:/" (a copied namespace) are
+			 * whole tables: keep only the sandbox there */
+			len = (ssize_t)strlen(line + 9);
+			v.host = strcmp(line + 9, "/") == 0 ||
+				 (len > 2 && strcmp(line + 9 + len - 2, ":/") == 0);
 			fputs("--- view ", stdout);
 			put_path(line + 9);
 			putchar('\n');

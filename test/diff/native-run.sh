@@ -6,8 +6,9 @@
 #   L<line> <RESULT>            one per mount/umount command of SCRIPT
 #   --- view <V>                for each VIEW, then the raw mountinfo seen
 #   <mountinfo lines...>        with root V
-# VIEW is "/" (host-wide) or a jail path, normally written with a literal
-# '$B' ('$B/j1'), which is expanded to the sandbox path here.
+# VIEW is "/" (host-wide), a jail path, normally written with a literal
+# '$B' ('$B/j1'), which is expanded to the sandbox path here, or "NAME:/",
+# the whole of a namespace the script made with "unshare NAME".
 #
 # Everything happens in a private mount namespace: a fresh one, unless
 # LIBSHARE_DIFF_NS=1 says the caller (run-diff.sh) already made one. The
@@ -40,10 +41,16 @@ shift
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/libshare-diff.XXXXXX") || exit 1
 log=$dir.log
+nsfile=$dir.ns
+: >"$nsfile"
 cleanup() {
+	local name pid
+	while read -r name pid; do      # the namespaces' keepers
+		kill "$pid" 2>/dev/null
+	done <"$nsfile"
 	while /usr/bin/umount -l "$dir" 2>/dev/null; do :; done
 	rmdir "$dir"
-	rm -f "$log"
+	rm -f "$log" "$nsfile"
 }
 trap cleanup EXIT
 /usr/bin/mount -t tmpfs BASE "$dir" && /usr/bin/mount --make-private "$dir" ||
@@ -54,6 +61,7 @@ echo "base $dir"
 # own line numbers. timeout signals the whole process group, so holders die
 # with it.
 (cd / && B=$dir SCENARIO=$script SPY_SO=$bindir/spy.so SPY_LOG=$log \
+	NS_FILE=$nsfile \
 	timeout "${DIFF_TIMEOUT:-120}" bash -c \
 	'source "$1" && source "$SCENARIO"; _release_all; exit 0' native-run \
 	"$here/native.sh" </dev/null) || echo "TIMEOUT or error $? in script"
@@ -63,6 +71,9 @@ for v in "$@"; do
 	echo "--- view $v"
 	if [[ $v == / ]]; then
 		cat /proc/self/mountinfo
+	elif [[ $v == *:/ ]]; then      # NAME:/ a namespace made by "unshare"
+		nsenter -t "$(awk -v n="${v%:/}" '$1 == n { print $2 }' "$nsfile")" \
+			-m cat /proc/self/mountinfo
 	else
 		"$bindir/lsview" "$v"
 	fi

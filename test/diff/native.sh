@@ -6,6 +6,8 @@
 # script path exactly as it will be sourced, to find its line numbers), B.
 # Commands never abort the script: a failure is a result to compare.
 
+declare -A _ns       # NAME -> pid of the process keeping namespace NAME
+_enter=()            # set (dynamically scoped) by "within NAME cmd..."
 declare -A _holds    # DIR -> "pid fd ..." of the processes holding DIR busy
 _jail=               # set (dynamically scoped) by "chroot JAIL cmd..."
 _lineno=
@@ -45,8 +47,8 @@ _spied() {
 	local rc
 	_scenario_line
 	: >"$SPY_LOG"
-	LD_PRELOAD=$SPY_SO SPY_LOG=$SPY_LOG SPY_ROOT=$_jail "$@" \
-		>/dev/null 2>>"${NATIVE_ERR:-/dev/null}"
+	"${_enter[@]}" env LD_PRELOAD=$SPY_SO SPY_LOG=$SPY_LOG SPY_ROOT=$_jail \
+		"$@" >/dev/null 2>>"${NATIVE_ERR:-/dev/null}"
 	rc=$?
 	_result $rc
 }
@@ -59,14 +61,37 @@ pivot_root() { _spied /usr/sbin/pivot_root "$@"; }
 # chroot.
 _quiet() {
 	if [[ $_jail ]]; then
-		LD_PRELOAD=$SPY_SO SPY_ROOT=$_jail command "$@" 2>/dev/null
-	else
-		command "$@" 2>/dev/null
+		"${_enter[@]}" env LD_PRELOAD=$SPY_SO SPY_ROOT=$_jail "$@" \
+			2>/dev/null
+	else                   # the program, not the function of its name
+		"${_enter[@]}" env "$@" 2>/dev/null
 	fi
 	return 0
 }
 mkdir() { _quiet mkdir "$@"; }
 touch() { _quiet touch "$@"; }
+
+# unshare NAME: a copy of the mount namespace (CLONE_NEWNS within the same
+# user namespace, propagation unchanged), kept by a sleeping process until
+# native-run.sh has taken the views; "NAME PID" goes to $NS_FILE.
+unshare() {
+	local pid self
+	self=$(readlink /proc/self/ns/mnt)
+	command unshare -m --propagation unchanged sleep infinity &
+	pid=$!
+	while [[ $(readlink "/proc/$pid/ns/mnt") == "$self" ]]; do
+		sleep 0.01
+	done
+	_ns[$1]=$pid
+	echo "$1 $pid" >>"$NS_FILE"
+}
+
+# within NAME cmd...: cmd runs in namespace NAME, from its root.
+within() {
+	local -a _enter=(nsenter -t "${_ns[$1]}" -m --)
+	shift
+	"$@"
+}
 
 # chroot JAIL cmd...: jail-relative paths; the spy does the real chroot.
 chroot() {

@@ -9,7 +9,8 @@
 # a random scenario, its seed and script.
 #
 # Views: "/" plus every jail the script chroots into ("chroot $B/jN ...")
-# plus any "# view: $B/DIR" comment line; random scenarios use $B/j1, $B/j2.
+# plus any "# view: $B/DIR" comment line plus "NAME:/" for every namespace
+# it makes ("unshare NAME"); random scenarios use $B/j1, $B/j2.
 # --native-only runs only the native side and shows its normalised output
 # (to check scenarios against semantics.md without an engine).
 #
@@ -64,8 +65,9 @@ views_of() {
 	while read -r v; do
 		[[ -z ${seen[$v]:-} ]] && echo "$v"
 		seen[$v]=1
-	done < <(sed -nE -e 's/^[[:space:]]*chroot[[:space:]]+(\$B[^[:space:]]*).*/\1/p' \
-		-e 's/^#[[:space:]]*view:[[:space:]]*(\$B[^[:space:]]*).*/\1/p' "$1")
+	done < <(sed -nE -e 's/^[[:space:]]*(within[[:space:]]+[^[:space:]]+[[:space:]]+)?chroot[[:space:]]+(\$B[^[:space:]]*).*/\2/p' \
+		-e 's/^#[[:space:]]*view:[[:space:]]*(\$B[^[:space:]]*).*/\1/p' \
+		-e 's/^[[:space:]]*unshare[[:space:]]+([^[:space:]]+).*/\1:\//p' "$1")
 }
 
 # Lines of FILE as TAP diagnostics.
