@@ -2,7 +2,7 @@
  * gen SEED - print a random scenario for the kernel-differential harness.
  *
  * 20 to 40 operations (mount with options, remount, umount, pivot_root,
- * hold, release; mkdir
+ * namespace copies and operations inside them, hold, release; mkdir
  * lines are extra) over a fixed set of directories, a few files and two
  * chroot jails, $B/j1 and $B/j2, whose roots may themselves get mounted on.
  * The generator keeps a rough list of what it has mounted so that most
@@ -42,6 +42,7 @@ struct gen {
 	const char *held[MAX_HELD];
 	int nheld;
 	int ntmpfs, nrbind, nrbind_self;
+	int nns;                                /* namespaces made, n1 n2 */
 };
 
 static unsigned rnd(struct gen *g, unsigned n)
@@ -298,10 +299,10 @@ static int op_hold(struct gen *g)
 	return 1;
 }
 
-/* One operation; returns 0 if nothing counted as an operation was printed. */
-static int op(struct gen *g)
+/* A mount operation, on the host or (by the caller) inside a namespace. */
+static void op_mount(struct gen *g)
 {
-	unsigned w = rnd(g, 100);
+	unsigned w = rnd(g, 96);
 
 	if (w < 16)
 		op_tmpfs(g);
@@ -319,8 +320,30 @@ static int op(struct gen *g)
 		op_jail(g);
 	else if (w < 93)
 		op_file(g);
-	else if (w < 96)
+	else
 		op_remount(g);
+}
+
+/* A copy of the namespace (two at most), or a mount operation in one. */
+static void op_ns(struct gen *g)
+{
+	if (g->nns < 2 && (g->nns == 0 || chance(g, 25))) {
+		printf("unshare n%d\n", ++g->nns);
+		return;
+	}
+	printf("within n%u ", 1 + rnd(g, (unsigned)g->nns));
+	op_mount(g);
+}
+
+/* One operation; returns 0 if nothing counted as an operation was printed. */
+static int op(struct gen *g)
+{
+	unsigned w = rnd(g, 100);
+
+	if (w < 88)
+		op_mount(g);
+	else if (w < 94)
+		op_ns(g);
 	else
 		return op_hold(g);
 	return 1;

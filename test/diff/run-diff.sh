@@ -10,7 +10,7 @@
 #
 # Views: "/" plus every jail the script chroots into ("chroot $B/jN ...")
 # plus any "# view: $B/DIR" comment line plus "NAME:/" for every namespace
-# it makes ("unshare NAME"); random scenarios use $B/j1, $B/j2.
+# it makes ("unshare NAME"); random scenarios always use $B/j1 and $B/j2.
 # --native-only runs only the native side and shows its normalised output
 # (to check scenarios against semantics.md without an engine).
 #
@@ -134,7 +134,9 @@ for ((i = 0; i < random; i++)); do
 	seed=$((seed_base + i))
 	script=$work/random-$seed.sh
 	"$bindir/gen" "$seed" >"$script"
-	if ! run_one $((++k)) "random seed $seed" "$script" / '$B/j1' '$B/j2'; then
+	mapfile -t nsviews < <(views_of "$script" | grep ':/$')
+	if ! run_one $((++k)) "random seed $seed" "$script" / '$B/j1' '$B/j2' \
+		"${nsviews[@]}"; then
 		failed=1
 		echo "# seed $seed (reproduce: gen $seed >s.sh; run-diff.sh s.sh):"
 		diag "$script"
