@@ -15,7 +15,8 @@
  * Commands: mkdir -p, touch, mount (-t, -o, --bind, --rbind, --move,
  * --make-*, -o remount: see dry_mount.c), umount [-l], pivot_root, hold
  * and release (a process keeps a mount busy), each optionally prefixed by
- * "chroot JAIL".
+ * "chroot JAIL"; "unshare NAME" copies the namespace and "within NAME"
+ * runs a command in the copy.  --view NAME:/ shows a copy's whole table.
  * Each mount/umount command prints "L<line> OK" or "L<line> <ERRNO NAME>".
  */
 #include <errno.h>
