@@ -273,7 +273,7 @@ static void run_line(struct dry *d, char **w, int n)
 		k.n -= 2;
 		if (err) {             /* chroot(2) fails: the command never runs */
 			if (k.n && reports(k.w[0]))
-				printf("L%u %s\n", d->line, strerrorname_np(-err));
+				report(&k, err);
 			return;
 		}
 	}
@@ -299,7 +299,6 @@ static void run_line(struct dry *d, char **w, int n)
 	free(rootbuf);
 }
 
-
 /* Runs the script; -1 when a check failed (the run stops there). */
 int dry_run(struct dry *d, FILE *in)
 {
@@ -322,9 +321,9 @@ int dry_run(struct dry *d, FILE *in)
 
 int dry_view(struct dry *d, const char *dir)
 {
-	struct loc host = mount_root(d->ns->root), root;
 	struct ns *ns = d->ns;
-	char *buf, *name = strdup(dir), *colon = strstr(name, ":/");
+	struct loc root;
+	char *buf = NULL, *name = strdup(dir), *colon = strstr(name, ":/");
 	if (colon && strcmp(colon, ":/") == 0) {   /* NAME:/ a whole namespace */
 		*colon = '\0';
 		ns = named(d, name);
@@ -334,17 +333,14 @@ int dry_view(struct dry *d, const char *dir)
 		fprintf(stderr, "sharedry: view %s: no such namespace\n", dir);
 		return -1;
 	}
-	if (ns != d->ns) {
-		printf("--- view %s\n", dir);
-		render_mountinfo(&d->g, ns, mount_root(ns->root), stdout);
-		return 0;
-	}
-	if (lookup(d, host, dir, LOOKUP, &root, &buf) < 0) {
+	if (ns != d->ns)
+		root = mount_root(ns->root);
+	else if (lookup(d, mount_root(ns->root), dir, LOOKUP, &root, &buf) < 0) {
 		fprintf(stderr, "sharedry: view %s: no such directory\n", dir);
 		return -1;
 	}
 	printf("--- view %s\n", dir);
-	render_mountinfo(&d->g, d->ns, root, stdout);
+	render_mountinfo(&d->g, ns, root, stdout);
 	free(buf);
 	return 0;
 }

@@ -161,7 +161,6 @@ int graph_set_root(struct graph *g, struct ns *ns, struct fs *fs,
 		   const char *devname, unsigned flags);
 struct mount *mount_at(const struct graph *g, const struct mount *parent,
 		       const char *mp);
-struct mount *mount_by_id(const struct graph *g, unsigned id);
 struct mount *topmost(const struct graph *g, struct mount *m);
 bool dir_under(const char *dir, const char *top);
 

@@ -364,13 +364,6 @@ struct mount *mount_at(const struct graph *g, const struct mount *parent,
 	return m;
 }
 
-struct mount *mount_by_id(const struct graph *g, unsigned id)
-{
-	struct mount *m;
-	HASH_FIND(hh, g->by_id, &id, sizeof id, m);
-	return m;
-}
-
 /* The mount a path lookup lands on: the top of the overmount chain. */
 struct mount *topmost(const struct graph *g, struct mount *m)
 {
