@@ -159,6 +159,11 @@ void fs_put(struct fs *fs);
 struct ns *ns_new(struct graph *g);
 int graph_set_root(struct graph *g, struct ns *ns, struct fs *fs,
 		   const char *devname, unsigned flags);
+struct mount *graph_import(struct graph *g, struct ns *ns,
+			   struct mount *parent, const char *mp, struct fs *fs,
+			   const char *root, const char *devname,
+			   unsigned flags);
+struct mount *mount_by_id(const struct graph *g, unsigned id);
 struct mount *mount_at(const struct graph *g, const struct mount *parent,
 		       const char *mp);
 struct mount *topmost(const struct graph *g, struct mount *m);

@@ -364,6 +364,14 @@ struct mount *mount_at(const struct graph *g, const struct mount *parent,
 	return m;
 }
 
+/* The executor's lookup: plan steps name mounts by id. */
+struct mount *mount_by_id(const struct graph *g, unsigned id)
+{
+	struct mount *m;
+	HASH_FIND(hh, g->by_id, &id, sizeof id, m);
+	return m;
+}
+
 /* The mount a path lookup lands on: the top of the overmount chain. */
 struct mount *topmost(const struct graph *g, struct mount *m)
 {
@@ -431,6 +439,28 @@ int graph_set_root(struct graph *g, struct ns *ns, struct fs *fs,
 	plan_commit(g);
 	g->check = check;
 	return check ? check_invariants(g) : 0;
+}
+
+/* A mount the kernel already has (sharebrokerd's import), outside any
+ * plan: parent NULL makes it the namespace's root. */
+struct mount *graph_import(struct graph *g, struct ns *ns,
+			   struct mount *parent, const char *mp, struct fs *fs,
+			   const char *root, const char *devname,
+			   unsigned flags)
+{
+	if (parent ? !mp : ns->root != NULL)
+		return NULL;
+	bool check = g->check;
+	g->check = false;
+	plan_begin(g);
+	struct mount *m = mount_new(g, fs, root, devname, flags, ns);
+	if (parent)
+		mount_attach(g, m, parent, mp);
+	else
+		ns->root = m;
+	plan_commit(g);
+	g->check = check;
+	return m;
 }
 
 void graph_free(struct graph *g)

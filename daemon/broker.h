@@ -1,0 +1,97 @@
+/* broker.h: sharebrokerd, the authority around the engine.
+ *
+ * The engine (engine.h) decides; the broker binds it to the kernel:
+ * import.c reads the host's mount table into the graph, resolve.c turns a
+ * caller's path into a place of the graph, exec.c carries a plan out with
+ * plain mounts, server.c speaks the protocol (libshare_proto.h).
+ *
+ * Error convention: functions return 0 or a negative errno; only
+ * sharebrokerd.c and the logging helper write anything.
+ */
+#ifndef LS_BROKER_H
+#define LS_BROKER_H
+
+#include <sys/types.h>
+#include "engine.h"
+
+/* The executor's hold on one mount of the graph: an O_PATH descriptor on
+ * its root.  Through /proc/self/fd/N it reaches the mount even when other
+ * mounts cover it (design.md, hidden mounts). */
+struct handle {
+	uint64_t seq;          /* the engine mount's seq: key of by_seq */
+	int fd;
+	int kid;               /* the kernel's mount id (fdinfo mnt_id) */
+	struct mount *m;
+	UT_hash_handle hh, hk; /* by_seq, by_kid */
+};
+
+struct jail {                  /* a root some caller had */
+	char *path;
+	UT_hash_handle hh;
+};
+
+/* Who is asking, from the kernel: SO_PEERCRED and /proc/<pid>. */
+struct peer {
+	pid_t pid;
+	uid_t uid;             /* effective */
+	gid_t gid;
+	gid_t groups[64];
+	int ngroups;
+	bool cap_admin;        /* CAP_SYS_ADMIN in the effective set */
+	bool cap_search;       /* CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH */
+	int root, cwd;         /* O_PATH descriptors on /proc/<pid>/root, cwd */
+};
+
+struct broker {
+	struct graph g;
+	struct ns *ns;
+	struct handle *by_seq, *by_kid;
+	struct jail *jails;
+	const char *state_dir;
+	char *stage, *stage_file, *park; /* the executor's own places */
+	int listen_fd;
+	bool stop;
+	bool debug;
+	/* per request */
+	struct peer *peer;
+	int *busy_kids;        /* mounts in use by some process, sorted */
+	size_t nbusy;
+	bool busy_known;
+	const char *data;      /* the caller's mount data, for NEW/REMOUNT */
+	unsigned long ms;      /* the caller's mount flags */
+};
+
+void broker_log(const struct broker *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* import.c */
+int import_table(struct broker *b, const char *mountinfo);
+int handle_add(struct broker *b, struct mount *m, int fd);
+struct handle *handle_of(const struct broker *b, const struct mount *m);
+struct mount *mount_of_kid(const struct broker *b, int kid);
+void handle_drop(struct broker *b, struct handle *h);
+int fd_mnt_id(int fd);
+
+/* resolve.c */
+int peer_read(struct peer *p, pid_t pid, uid_t uid, gid_t gid);
+void peer_close(struct peer *p);
+enum { RES_FOLLOW = 0, RES_NOFOLLOW = 1 };
+int resolve(struct broker *b, const char *path, int how, struct loc *out,
+	    char **dirbuf);
+int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
+
+/* calls.c */
+int call_mount(struct broker *b, const char *source, const char *target,
+	       const char *type, const char *data, unsigned long ms);
+int call_umount(struct broker *b, const char *target, int flags);
+
+/* exec.c */
+int exec_plan(struct broker *b);
+void exec_commit(struct broker *b);
+bool busy(void *ctx, const struct mount *m);
+
+/* server.c */
+int server_listen(const char *addr);
+void server_loop(struct broker *b);
+
+#endif

@@ -1,0 +1,357 @@
+/* exec.c: the executor.  It carries an engine plan out with plain private
+ * mounts (mount(2) with MS_BIND, MS_MOVE and MS_REMOUNT, umount2(2)) and
+ * nothing newer: no propagation flags, no namespaces, no new mount API.
+ *
+ * Every mount of the graph is reached through its handle (broker.h), never
+ * through a path string of the host: jails are untrusted, and a path could
+ * be covered or swapped.  A mount is made at a staging directory of the
+ * broker's own, given its handle there, then moved into place; so the
+ * handle exists even when the place is covered.
+ *
+ * Handles pin their mounts, so the kernel would call every mount busy;
+ * the engine decides busy-ness itself (busy() below, semantics.md 5.3) and
+ * the executor then unmounts with MNT_DETACH.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "broker.h"
+
+#define FDPATH(buf, fd) (snprintf(buf, sizeof buf, "/proc/self/fd/%d", fd), buf)
+
+/* A place (m, dir) as an O_PATH descriptor, walked from m's handle without
+ * following symlinks or crossing into other mounts; a target may end on a
+ * mount (the kernel mounts on the top of a stack anyway), a source may not. */
+static int open_loc(struct broker *b, struct mount *m, const char *dir,
+		    bool target, int *out)
+{
+	struct handle *h = handle_of(b, m);
+	if (!h || !dir_under(dir, m->root)) {
+		broker_log(b, "mount %u: no handle on %s", m->id, dir);
+		return -EIO;
+	}
+	const char *rel = strcmp(m->root, "/") == 0 ? dir : dir + strlen(m->root);
+	int cur = dup(h->fd), err = 0;
+	while (cur >= 0 && !err) {
+		while (*rel == '/')
+			rel++;
+		if (!*rel)
+			break;
+		size_t n = strcspn(rel, "/");
+		char name[n + 1];
+		memcpy(name, rel, n);
+		name[n] = '\0';
+		rel += n;
+		bool last = !rel[strspn(rel, "/")];
+		int fd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		close(cur);
+		cur = fd;
+		if (fd < 0)
+			err = -errno;
+		else if (!(last && target) && fd_mnt_id(fd) != h->kid)
+			err = -EIO;    /* covered: out of reach */
+	}
+	if (cur < 0)
+		return err ? err : -errno;
+	if (err) {
+		broker_log(b, "mount %u: %s is covered", m->id, dir);
+		close(cur);
+		return err;
+	}
+	*out = cur;
+	return 0;
+}
+
+/* A place on the broker's own ground where a mount waits or is parked. */
+static int place_path(struct broker *b, const char *base, bool file,
+		      char *buf, size_t size, uint64_t seq)
+{
+	snprintf(buf, size, "%s/%llu", base, (unsigned long long)seq);
+	int fd = file ? open(buf, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)
+		      : mkdir(buf, 0700);
+	if (fd < 0 && errno != EEXIST)
+		return -errno;
+	if (file && fd >= 0)
+		close(fd);
+	(void)b;
+	return 0;
+}
+
+/* Moves m (by its handle) to (parent, dir), on top of what is there. */
+static int move_to(struct broker *b, struct mount *m, unsigned parent,
+		   const char *dir)
+{
+	char src[64], dst[64];
+	int to, err = open_loc(b, mount_by_id(&b->g, parent), dir, true, &to);
+	if (err)
+		return err;
+	if (mount(FDPATH(src, handle_of(b, m)->fd), FDPATH(dst, to), NULL,
+		  MS_MOVE, NULL) < 0)
+		err = -errno;
+	close(to);
+	return err;
+}
+
+/* NEW and BIND: made at a staging place, held, then moved into place. */
+static int make(struct broker *b, const struct step *s, struct mount *m)
+{
+	char stage[4200], src[64];
+	int err = place_path(b, b->stage, m->file, stage, sizeof stage, m->seq);
+	int from = -1, fd;
+	if (err)
+		return err;
+	if (s->kind == STEP_BIND) {
+		err = open_loc(b, mount_by_id(&b->g, s->src), m->root, false,
+			       &from);
+		if (!err && mount(FDPATH(src, from), stage, NULL, MS_BIND, NULL))
+			err = -errno;
+	} else if (mount(m->devname, stage, m->fs->type,
+			 b->ms & ~(unsigned long)(MS_REMOUNT | MS_BIND |
+			 MS_MOVE | MS_REC), b->data) < 0) {
+		err = -errno;
+	}
+	if (from >= 0)
+		close(from);
+	if (!err) {
+		if ((fd = open(stage, O_PATH | O_CLOEXEC)) < 0 ||
+		    (err = handle_add(b, m, fd)) < 0) {
+			err = err ? err : -errno;
+			umount2(stage, MNT_DETACH);
+		} else if ((err = move_to(b, m, s->parent, s->dir)) < 0) {
+			umount2(stage, MNT_DETACH);
+			handle_drop(b, handle_of(b, m));
+		}
+	}
+	m->file ? unlink(stage) : rmdir(stage);
+	return err;
+}
+
+static int park(struct broker *b, struct mount *m)
+{
+	char where[4200], src[64];
+	int err = place_path(b, b->park, m->file, where, sizeof where, m->seq);
+	if (!err && mount(FDPATH(src, handle_of(b, m)->fd), where, NULL,
+			  MS_MOVE, NULL) < 0)
+		err = -errno;
+	return err;
+}
+
+static int remount(struct broker *b, struct mount *m, unsigned long flags,
+		   const char *data)
+{
+	char at[64];
+	return mount(NULL, FDPATH(at, handle_of(b, m)->fd), NULL, flags,
+		     data) < 0 ? -errno : 0;
+}
+
+/* The per-mount flags of m, as mount(2) flags, for MS_REMOUNT|MS_BIND. */
+static unsigned long ms_of(const struct mount *m)
+{
+	return (m->flags & MNT_RDONLY ? MS_RDONLY : 0) |
+	       (m->flags & MNT_NOSUID ? MS_NOSUID : 0) |
+	       (m->flags & MNT_NODEV ? MS_NODEV : 0) |
+	       (m->flags & MNT_NOEXEC ? MS_NOEXEC : 0) |
+	       (m->flags & MNT_NOATIME ? MS_NOATIME : 0) |
+	       (m->flags & MNT_NODIRATIME ? MS_NODIRATIME : 0) |
+	       (m->flags & MNT_RELATIME ? MS_RELATIME : 0) |
+	       (m->flags & MNT_NOSYMFOLLOW ? LS_MS_NOSYMFOLLOW : 0);
+}
+
+static int run_step(struct broker *b, const struct step *s)
+{
+	struct mount *m = mount_by_id(&b->g, s->mnt);
+	char at[64];
+	if (!m || (s->kind != STEP_NEW && s->kind != STEP_BIND &&
+		   !handle_of(b, m))) {
+		broker_log(b, "step %s: mount %u out of reach",
+			   step_name(s->kind), s->mnt);
+		return -EIO;
+	}
+	switch (s->kind) {
+	case STEP_NEW:
+	case STEP_BIND:
+		return make(b, s, m);
+	case STEP_MOVE:
+		return move_to(b, m, s->parent, s->dir);
+	case STEP_PARK:
+		return park(b, m);
+	case STEP_UMOUNT:
+		return umount2(FDPATH(at, handle_of(b, m)->fd), MNT_DETACH) < 0 ?
+		       -errno : 0;
+	case STEP_REMOUNT:
+		return remount(b, m, s->flags, s->flags & MS_BIND ? NULL :
+			       b->data);
+	case STEP_REMOUNT_RO:  /* the superblock only: the mount keeps its */
+		return remount(b, m, MS_REMOUNT | MS_RDONLY, NULL) ?:
+		       remount(b, m, MS_REMOUNT | MS_BIND | ms_of(m), NULL);
+	}
+	return -EINVAL;
+}
+
+/* Undoes what can be undone of steps [0, n): new mounts go, moved ones
+ * return to where the kernel last had them.  An unmount cannot be undone;
+ * plans put the steps that can fail (a new mount) first. */
+static void roll_back(struct broker *b, size_t n, char **was)
+{
+	char at[64];
+	while (n-- > 0) {
+		const struct step *s = &b->g.steps[n];
+		struct mount *m = mount_by_id(&b->g, s->mnt);
+		struct handle *h = m ? handle_of(b, m) : NULL;
+		if (!h)
+			continue;
+		if (s->kind == STEP_NEW || s->kind == STEP_BIND) {
+			umount2(FDPATH(at, h->fd), MNT_DETACH);
+			handle_drop(b, h);
+		} else if ((s->kind == STEP_MOVE || s->kind == STEP_PARK) &&
+			   was[n]) {
+			if (mount(FDPATH(at, h->fd), was[n], NULL, MS_MOVE, NULL))
+				broker_log(b, "rollback: mount %u stays moved",
+					   m->id);
+		} else if (s->kind == STEP_UMOUNT) {
+			broker_log(b, "rollback: mount %u stays unmounted", m->id);
+		}
+	}
+}
+
+/* Where the kernel has m now, for a rollback of its move. */
+static char *where(struct broker *b, const struct step *s)
+{
+	char at[64], path[4200];
+	struct mount *m = mount_by_id(&b->g, s->mnt);
+	struct handle *h = m ? handle_of(b, m) : NULL;
+	ssize_t n = h ? readlink(FDPATH(at, h->fd), path, sizeof path - 1) : -1;
+	if (n < 0 || (s->kind != STEP_MOVE && s->kind != STEP_PARK))
+		return NULL;
+	path[n] = '\0';
+	return strdup(path);
+}
+
+/* Applies the open plan; on failure nothing of it stays (as far as the
+ * kernel lets, see roll_back()) and the kernel's errno is returned. */
+int exec_plan(struct broker *b)
+{
+	struct graph *g = &b->g;
+	char **was = calloc(g->nsteps + 1, sizeof *was);
+	int err = was ? 0 : -ENOMEM;
+	size_t i;
+	for (i = 0; !err && i < g->nsteps; i++) {
+		was[i] = where(b, &g->steps[i]);
+		err = run_step(b, &g->steps[i]);
+		if (err)
+			broker_log(b, "step %zu (%s of mount %u): %s", i,
+				   step_name(g->steps[i].kind), g->steps[i].mnt,
+				   strerror(-err));
+	}
+	if (err)
+		roll_back(b, i - 1, was);
+	for (size_t j = 0; was && j < g->nsteps; j++)
+		free(was[j]);
+	free(was);
+	return err;
+}
+
+/* The plan happened: unmounted mounts lose their handles, the graph keeps
+ * the change. */
+void exec_commit(struct broker *b)
+{
+	struct graph *g = &b->g;
+	for (size_t i = 0; i < g->ndead; i++) {
+		struct handle *h = handle_of(b, g->dead[i]);
+		if (h)
+			handle_drop(b, h);
+	}
+	plan_commit(g);
+}
+
+/* ---- busy mounts ---- */
+
+static int cmp_int(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) -
+	       (*(const int *)a < *(const int *)b);
+}
+
+static void note(struct broker *b, size_t *cap, int kid)
+{
+	if (kid < 0)
+		return;
+	if (b->nbusy == *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		int *v = realloc(b->busy_kids, c * sizeof *v);
+		if (!v)
+			return;
+		b->busy_kids = v;
+		*cap = c;
+	}
+	b->busy_kids[b->nbusy++] = kid;
+}
+
+/* The mounts one process uses: cwd, root, executable, open files. */
+static void scan_pid(struct broker *b, size_t *cap, const char *pid)
+{
+	static const char *const refs[] = { "cwd", "root", "exe" };
+	char path[300], line[128];
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "/proc/%s/%s", pid, refs[i]);
+		int fd = open(path, O_PATH | O_CLOEXEC);
+		if (fd >= 0) {
+			note(b, cap, fd_mnt_id(fd));
+			close(fd);
+		}
+	}
+	snprintf(path, sizeof path, "/proc/%s/fdinfo", pid);
+	DIR *d = opendir(path);
+	for (struct dirent *e; d && (e = readdir(d)); ) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/fdinfo/%s", pid, e->d_name);
+		FILE *f = fopen(path, "re");
+		int kid = -1;
+		while (f && fgets(line, sizeof line, f))
+			if (sscanf(line, "mnt_id: %d", &kid) == 1)
+				break;
+		if (f)
+			fclose(f);
+		note(b, cap, kid);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Which mounts some process other than the broker uses, once a request:
+ * the kernel's refcount test (semantics.md 5.3) without touching them. */
+static void scan_busy(struct broker *b)
+{
+	char self[32];
+	size_t cap = 0;
+	snprintf(self, sizeof self, "%d", (int)getpid());
+	b->nbusy = 0;
+	DIR *d = opendir("/proc");
+	for (struct dirent *e; d && (e = readdir(d)); )
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
+		    strcmp(e->d_name, self) != 0)
+			scan_pid(b, &cap, e->d_name);
+	if (d)
+		closedir(d);
+	qsort(b->busy_kids, b->nbusy, sizeof *b->busy_kids, cmp_int);
+	b->busy_known = true;
+}
+
+bool busy(void *ctx, const struct mount *m)
+{
+	struct broker *b = ctx;
+	struct handle *h = handle_of(b, m);
+	if (!h)
+		return true;   /* out of reach: never unmounted behind a use */
+	if (!b->busy_known)
+		scan_busy(b);
+	return bsearch(&h->kid, b->busy_kids, b->nbusy, sizeof h->kid,
+		       cmp_int) != NULL;
+}

@@ -1,0 +1,265 @@
+/* import.c: the host's mount table as the broker's first graph, and the
+ * handles that keep every mount reachable.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "broker.h"
+
+/* The kernel's mount id of the mount an fd is on (fdinfo, Linux 3.15). */
+int fd_mnt_id(int fd)
+{
+	char path[64], line[128];
+	int id = -1;
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "mnt_id: %d", &id) == 1)
+			break;
+	fclose(f);
+	return id;
+}
+
+int handle_add(struct broker *b, struct mount *m, int fd)
+{
+	struct handle *h = calloc(1, sizeof *h);
+	int kid = fd_mnt_id(fd);
+	if (!h || kid < 0) {
+		free(h);
+		return h ? kid : -ENOMEM;
+	}
+	h->seq = m->seq;
+	h->fd = fd;
+	h->kid = kid;
+	h->m = m;
+	HASH_ADD(hh, b->by_seq, seq, sizeof h->seq, h);
+	HASH_ADD(hk, b->by_kid, kid, sizeof h->kid, h);
+	return 0;
+}
+
+struct handle *handle_of(const struct broker *b, const struct mount *m)
+{
+	struct handle *h;
+	HASH_FIND(hh, b->by_seq, &m->seq, sizeof m->seq, h);
+	return h;
+}
+
+struct mount *mount_of_kid(const struct broker *b, int kid)
+{
+	struct handle *h;
+	HASH_FIND(hk, b->by_kid, &kid, sizeof kid, h);
+	return h ? h->m : NULL;
+}
+
+void handle_drop(struct broker *b, struct handle *h)
+{
+	HASH_DELETE(hh, b->by_seq, h);
+	HASH_DELETE(hk, b->by_kid, h);
+	close(h->fd);
+	free(h);
+}
+
+/* mountinfo's octal escapes (\040 and friends), in place. */
+static char *unescape(char *s)
+{
+	char *o = s;
+	for (char *i = s; *i; i++, o++)
+		if (i[0] == '\\' && i[1] >= '0' && i[1] <= '3' &&
+		    i[2] >= '0' && i[2] <= '7' && i[3] >= '0' && i[3] <= '7') {
+			*o = (char)((i[1] - '0') << 6 | (i[2] - '0') << 3 |
+				    (i[3] - '0'));
+			i += 3;
+		} else {
+			*o = *i;
+		}
+	*o = '\0';
+	return s;
+}
+
+struct entry {                 /* one line of mountinfo */
+	int id, parent;
+	char dev[32], *root, *mp, *opts, *type, *source, *sbopts;
+	bool propagates;       /* shared, master or unbindable */
+	struct mount *m;
+};
+
+static bool has_opt(const char *list, const char *opt)
+{
+	size_t n = strlen(opt);
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		p += *p == ',';
+		if (strncmp(p, opt, n) == 0 && (p[n] == ',' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
+static unsigned mnt_flags_of(const char *o)
+{
+	static const struct { const char *name; unsigned f; } t[] = {
+		{ "ro", MNT_RDONLY }, { "nosuid", MNT_NOSUID },
+		{ "nodev", MNT_NODEV }, { "noexec", MNT_NOEXEC },
+		{ "noatime", MNT_NOATIME }, { "nodiratime", MNT_NODIRATIME },
+		{ "relatime", MNT_RELATIME }, { "nosymfollow", MNT_NOSYMFOLLOW },
+	};
+	unsigned f = 0;
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (has_opt(o, t[i].name))
+			f |= t[i].f;
+	return f;
+}
+
+static unsigned sb_flags_of(const char *o)
+{
+	return (has_opt(o, "ro") ? SB_RDONLY : 0) |
+	       (has_opt(o, "sync") ? SB_SYNC : 0) |
+	       (has_opt(o, "dirsync") ? SB_DIRSYNC : 0) |
+	       (has_opt(o, "mand") ? SB_MAND : 0) |
+	       (has_opt(o, "lazytime") ? SB_LAZYTIME : 0);
+}
+
+/* Splits one line into e (pointing into it); -EINVAL when malformed. */
+static int parse_line(char *line, struct entry *e)
+{
+	char *f[32], *save = NULL;
+	int n = 0, dash = -1;
+	for (char *t = strtok_r(line, " \n", &save); t && n < 32;
+	     t = strtok_r(NULL, " \n", &save)) {
+		if (dash < 0 && n >= 6 && strcmp(t, "-") == 0)
+			dash = n;
+		f[n++] = t;
+	}
+	if (dash < 0 || n != dash + 4)
+		return -EINVAL;
+	memset(e, 0, sizeof *e);
+	e->id = atoi(f[0]);
+	e->parent = atoi(f[1]);
+	snprintf(e->dev, sizeof e->dev, "%s", f[2]);
+	e->root = unescape(f[3]);
+	e->mp = unescape(f[4]);
+	e->opts = f[5];
+	for (int i = 6; i < dash; i++)
+		e->propagates = true;  /* shared:N, master:N, unbindable */
+	e->type = unescape(f[dash + 1]);
+	e->source = unescape(f[dash + 2]);
+	e->sbopts = f[dash + 3];
+	return 0;
+}
+
+static struct entry *find(struct entry *v, size_t n, int id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].id == id)
+			return &v[i];
+	return NULL;
+}
+
+/* The directory of parent's filesystem that the path mp is on. */
+static char *dir_in(const struct entry *parent, const char *mp)
+{
+	const char *rel = mp + strlen(parent->mp);
+	char *d;
+	if (strcmp(parent->mp, "/") == 0)
+		rel = strcmp(mp, "/") == 0 ? "" : mp;
+	if (asprintf(&d, "%s%s", strcmp(parent->m->root, "/") == 0 && *rel ?
+		     "" : parent->m->root, rel) < 0)
+		return NULL;
+	return d;
+}
+
+/* A mount the broker can reach by its path gets a handle: the top of its
+ * stack, when nothing covers it.  Others stay out of reach (logged). */
+static void hold(struct broker *b, struct entry *e)
+{
+	int fd = open(e->mp, O_PATH | O_CLOEXEC);
+	if (fd >= 0 && fd_mnt_id(fd) == e->id && handle_add(b, e->m, fd) == 0)
+		return;
+	if (fd >= 0)
+		close(fd);
+	broker_log(b, "mount %d on %s is covered: out of the broker's reach",
+		   e->id, e->mp);
+}
+
+static struct fs *fs_of(struct broker *b, struct entry *v, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (v[j].m && strcmp(v[j].dev, v[i].dev) == 0)
+			return v[j].m->fs;
+	struct fs *fs = fs_new(&b->g, v[i].type, "");
+	fs->flags = sb_flags_of(v[i].sbopts);
+	return fs;
+}
+
+/* Attach every entry whose parent is in the graph, until none is left. */
+static int build(struct broker *b, struct entry *v, size_t n)
+{
+	size_t done = 0;
+	for (bool progress = true; progress && done < n; ) {
+		progress = false;
+		for (size_t i = 0; i < n; i++) {
+			struct entry *p = find(v, n, v[i].parent);
+			if (v[i].m || (p && !p->m) || (!p && done))
+				continue;
+			char *dir = p ? dir_in(p, v[i].mp) : NULL;
+			v[i].m = graph_import(&b->g, b->ns, p ? p->m : NULL, dir,
+					      fs_of(b, v, i), v[i].root,
+					      v[i].source,
+					      mnt_flags_of(v[i].opts));
+			free(dir);
+			if (!v[i].m)
+				return -EINVAL;
+			hold(b, &v[i]);
+			done++;
+			progress = true;
+		}
+	}
+	return done == n ? 0 : -EINVAL;
+}
+
+/* Reads the kernel's table (mountinfo) into an empty graph.  A table in
+ * which the kernel itself propagates is refused: kernel and broker must
+ * never both propagate (design.md). */
+int import_table(struct broker *b, const char *mountinfo)
+{
+	FILE *f = fopen(mountinfo, "re");
+	char *line = NULL, **lines = NULL;
+	size_t cap = 0, n = 0;
+	struct entry *v = NULL;
+	int err = 0;
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		char **nl = realloc(lines, (n + 1) * sizeof *lines);
+		if (!nl)
+			break;
+		lines = nl;
+		lines[n++] = line;
+		line = NULL;
+	}
+	fclose(f);
+	v = calloc(n ? n : 1, sizeof *v);
+	for (size_t i = 0; v && !err && i < n; i++)
+		if ((err = parse_line(lines[i], &v[i])) == 0 && v[i].propagates) {
+			fprintf(stderr, "sharebrokerd: the kernel already "
+				"propagates mount %d (%s); run the broker where "
+				"every mount is private (mount --make-rprivate /, "
+				"or unshare -m --propagation private)\n",
+				v[i].id, v[i].mp);
+			err = -EEXIST;
+		}
+	if (!v)
+		err = -ENOMEM;
+	if (!err)
+		err = build(b, v, n);
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	free(line);
+	free(v);
+	return err;
+}

@@ -1,0 +1,318 @@
+/* resolve.c: who the caller is, and what its paths name.
+ *
+ * Security: the caller's identity and root come from the kernel
+ * (SO_PEERCRED, /proc/<pid>), never from the message.  Paths are walked one
+ * component at a time from the caller's root or cwd with O_PATH|O_NOFOLLOW;
+ * ".." stops at the caller's root, symlinks are expanded here (absolute
+ * ones restart at the caller's root), and procfs magic links, which would
+ * jump to wherever some descriptor points, are refused.  So no spelling of
+ * a path, and no symlink swapped in meanwhile, reaches outside the jail:
+ * the walk never asks the kernel to resolve more than one name.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include "broker.h"
+
+#define PROC_MAGIC 0x9fa0
+#define MAXLINKS 40            /* the kernel's MAXSYMLINKS */
+#define PATHMAX 4096
+
+static bool cap(unsigned long long caps, int bit)
+{
+	return caps >> bit & 1;
+}
+
+/* Credentials as permission checks see them: fsuid, fsgid, groups, caps. */
+static int read_status(struct peer *p)
+{
+	char path[64], line[1024];
+	unsigned long long caps = 0;
+	snprintf(path, sizeof path, "/proc/%d/status", (int)p->pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -ESRCH;
+	while (fgets(line, sizeof line, f)) {
+		unsigned r, e, s, fs;
+		if (sscanf(line, "Uid: %u %u %u %u", &r, &e, &s, &fs) == 4)
+			p->uid = fs;
+		else if (sscanf(line, "Gid: %u %u %u %u", &r, &e, &s, &fs) == 4)
+			p->gid = fs;
+		else if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			continue;
+		else if (strncmp(line, "Groups:", 7) == 0) {
+			char *q = line + 7, *end;
+			p->ngroups = 0;
+			for (unsigned long g; p->ngroups < 64 &&
+			     (g = strtoul(q, &end, 10), end != q); q = end)
+				p->groups[p->ngroups++] = (gid_t)g;
+		}
+	}
+	fclose(f);
+	p->cap_admin = cap(caps, 21);              /* CAP_SYS_ADMIN */
+	p->cap_search = cap(caps, 1) || cap(caps, 2);
+	return 0;
+}
+
+int peer_read(struct peer *p, pid_t pid, uid_t uid, gid_t gid)
+{
+	char path[64];
+	memset(p, 0, sizeof *p);
+	p->pid = pid;
+	p->uid = uid;
+	p->gid = gid;
+	p->root = p->cwd = -1;
+	snprintf(path, sizeof path, "/proc/%d/root", (int)pid);
+	p->root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
+	p->cwd = open(path, O_PATH | O_CLOEXEC);
+	if (p->root < 0 || p->cwd < 0 || read_status(p) < 0) {
+		peer_close(p);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+void peer_close(struct peer *p)
+{
+	if (p->root >= 0)
+		close(p->root);
+	if (p->cwd >= 0)
+		close(p->cwd);
+	p->root = p->cwd = -1;
+}
+
+static bool in_group(const struct peer *p, gid_t g)
+{
+	if (g == p->gid)
+		return true;
+	for (int i = 0; i < p->ngroups; i++)
+		if (p->groups[i] == g)
+			return true;
+	return false;
+}
+
+/* May the caller look up names in this directory (x permission)? */
+static int may_search(const struct peer *p, int dir)
+{
+	struct stat st;
+	if (p->cap_search)
+		return 0;
+	if (fstat(dir, &st) < 0)
+		return -errno;
+	mode_t bit = st.st_uid == p->uid ? S_IXUSR :
+		     in_group(p, st.st_gid) ? S_IXGRP : S_IXOTH;
+	return st.st_mode & bit ? 0 : -EACCES;
+}
+
+/* The same directory of the same mount (for ".." at the caller's root). */
+static bool same_place(int a, int b)
+{
+	struct stat sa, sb;
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino &&
+	       fd_mnt_id(a) == fd_mnt_id(b);
+}
+
+static void replace(int *cur, int fd)
+{
+	close(*cur);
+	*cur = fd;
+}
+
+/* A symlink's text, for the caller: procfs's self and thread-self name
+ * the caller, not the broker; its other links (fd/N, cwd, root, exe) are
+ * magic jumps outside path resolution, refused with ELOOP as
+ * RESOLVE_NO_MAGICLINKS does. */
+static int link_text(const struct peer *p, int dir, int fd, const char *name,
+		     char *buf, size_t size)
+{
+	struct statfs sf;
+	struct stat st;
+	if (fstatfs(dir, &sf) == 0 && sf.f_type == PROC_MAGIC) {
+		if (strcmp(name, "self") == 0)
+			return snprintf(buf, size, "%d", (int)p->pid);
+		if (strcmp(name, "thread-self") == 0)
+			return snprintf(buf, size, "%d/task/%d", (int)p->pid,
+					(int)p->pid);
+		if (fstat(dir, &st) < 0 || st.st_ino != 1)
+			return -ELOOP;
+	}
+	ssize_t n = readlinkat(fd, "", buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+struct walk {
+	const struct peer *p;
+	int cur;
+	char *rest;            /* what is left of the path, malloc'ed */
+	size_t pos;
+	int links;
+};
+
+/* Follows the symlink fd (named name) met in the walk: its text goes in
+ * front of what is left. */
+static int follow(struct walk *w, int fd, const char *name)
+{
+	char text[PATHMAX + 1], *rest;
+	int n = link_text(w->p, w->cur, fd, name, text, sizeof text);
+	if (n < 0)
+		return n;
+	if (++w->links > MAXLINKS)
+		return -ELOOP;
+	if (n == 0)
+		return -ENOENT;
+	if (asprintf(&rest, "%s/%s", text, w->rest + w->pos) < 0)
+		return -ENOMEM;
+	free(w->rest);
+	w->rest = rest;
+	w->pos = 0;
+	if (text[0] == '/') {
+		int root = dup(w->p->root);
+		if (root < 0)
+			return -errno;
+		replace(&w->cur, root);
+	}
+	return 0;
+}
+
+/* One name of the walk; *last when nothing but slashes follows it. */
+static int step(struct walk *w, const char *name, bool last, bool slash,
+		int how)
+{
+	if (strcmp(name, ".") == 0)
+		return may_search(w->p, w->cur);
+	if (strcmp(name, "..") == 0) {
+		int err = may_search(w->p, w->cur), fd;
+		if (err || same_place(w->cur, w->p->root))
+			return err;
+		if ((fd = openat(w->cur, "..", O_PATH | O_CLOEXEC)) < 0)
+			return -errno;
+		replace(&w->cur, fd);
+		return 0;
+	}
+	int err = may_search(w->p, w->cur);
+	if (err)
+		return err;
+	int fd = openat(w->cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+	} else if (S_ISLNK(st.st_mode) && (!last || slash || how == RES_FOLLOW)) {
+		err = follow(w, fd, name);
+		close(fd);
+		return err;
+	} else if ((!last || slash) && !S_ISDIR(st.st_mode)) {
+		err = -ENOTDIR;
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	replace(&w->cur, fd);
+	return 0;
+}
+
+/* Walks path for the current caller to an O_PATH descriptor. */
+static int walk(struct broker *b, const char *path, int how, int *out)
+{
+	struct walk w = { .p = b->peer };
+	int err = 0;
+	if (!*path)
+		return -ENOENT;
+	if (strlen(path) >= PATHMAX)
+		return -ENAMETOOLONG;
+	w.cur = dup(path[0] == '/' ? w.p->root : w.p->cwd);
+	w.rest = strdup(path);
+	if (w.cur < 0 || !w.rest)
+		err = -ENOMEM;
+	while (!err) {
+		char *s = w.rest + w.pos;
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		size_t n = strcspn(s, "/");
+		char name[n + 1];
+		memcpy(name, s, n);
+		name[n] = '\0';
+		const char *after = s + n;
+		bool slash = *after == '/';
+		while (*after == '/')
+			after++;
+		w.pos = (size_t)(after - w.rest);
+		err = n > 255 ? -ENAMETOOLONG :
+		      step(&w, name, !*after, slash, how);
+	}
+	free(w.rest);
+	if (err) {
+		if (w.cur >= 0)
+			close(w.cur);
+		return err;
+	}
+	*out = w.cur;
+	return 0;
+}
+
+/* The place of the graph an O_PATH descriptor is at: its mount from the
+ * kernel's mount id, its directory from the path the kernel gives it. */
+int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
+{
+	char proc[64], path[PATHMAX + 16];
+	struct stat st;
+	struct mount *m = mount_of_kid(b, fd_mnt_id(fd));
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(proc, path, sizeof path - 1);
+	if (n < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	path[n] = '\0';
+	if (!m) {
+		broker_log(b, "%s: on a mount the broker does not know", path);
+		return -EIO;
+	}
+	if (n > 10 && strcmp(path + n - 10, " (deleted)") == 0)
+		return -ENOENT;
+	char *top = mount_path(m, mount_root(b->ns->root));
+	size_t t = top ? strlen(top) : 0;
+	if (!top || strncmp(path, top, t) != 0 ||
+	    (path[t] != '/' && path[t] != '\0' && strcmp(top, "/") != 0)) {
+		broker_log(b, "%s: not under its mount's path %s", path,
+			   top ? top : "?");
+		free(top);
+		return -EIO;
+	}
+	const char *rel = strcmp(top, "/") == 0 ? path : path + t;
+	free(top);
+	if (strcmp(rel, "/") == 0)
+		rel = "";
+	if (asprintf(dirbuf, "%s%s", strcmp(m->root, "/") == 0 && *rel ? "" :
+		     m->root, rel) < 0)
+		return -ENOMEM;
+	*out = (struct loc){ .m = m, .dir = *dirbuf,
+			     .file = !S_ISDIR(st.st_mode) };
+	return 0;
+}
+
+/* A caller's path as a place of the graph (the topmost mount there). */
+int resolve(struct broker *b, const char *path, int how, struct loc *out,
+	    char **dirbuf)
+{
+	int fd, err = walk(b, path, how, &fd);
+	if (err)
+		return err;
+	err = fd_loc(b, fd, out, dirbuf);
+	close(fd);
+	return err;
+}

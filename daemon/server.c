@@ -1,0 +1,202 @@
+/* server.c: the socket.  One request per connection (libshare_proto.h);
+ * the caller's identity is read once, at accept, from the kernel.
+ *
+ * Bad input (short, long, wrong magic or version, field lengths that do
+ * not add up, a NUL inside a field) is answered EINVAL and closes that
+ * connection; nothing a client sends or fails to send stops the broker.
+ * A client that goes quiet is dropped after a timeout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "broker.h"
+#include "libshare_proto.h"
+#include "sock.h"
+
+int server_listen(const char *addr)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sock_address(addr, &sa);
+	int fd, live;
+	if (!len)
+		return -EINVAL;
+	if (addr[0] != '@') {      /* a stale path goes, a live one stays */
+		if ((live = sock_connect(addr)) >= 0) {
+			close(live);
+			return -EADDRINUSE;
+		}
+		unlink(addr);
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, len) < 0 || listen(fd, 64) < 0 ||
+	    (addr[0] != '@' && chmod(addr, 0666) < 0)) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static void remember_root(struct broker *b)
+{
+	char proc[64], path[4200];
+	struct jail *j;
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", b->peer->root);
+	ssize_t n = readlink(proc, path, sizeof path - 1);
+	if (n <= 1)
+		return;                /* "/": the host, not a jail */
+	path[n] = '\0';
+	HASH_FIND_STR(b->jails, path, j);
+	if (j || !(j = calloc(1, sizeof *j)) || !(j->path = strdup(path))) {
+		free(j && !j->path ? j : NULL);
+		return;
+	}
+	HASH_ADD_KEYPTR(hh, b->jails, j->path, strlen(j->path), j);
+}
+
+/* The fields of a request as strings (NULL when absent); -EINVAL when the
+ * lengths do not add up to the message or a field holds a NUL. */
+static int fields(const char *msg, size_t n, char *f[LS_NFIELDS])
+{
+	const struct ls_request *r = (const void *)msg;
+	size_t off = sizeof *r;
+	for (int i = 0; i < LS_NFIELDS; i++) {
+		f[i] = NULL;
+		if (r->len[i] == LS_ABSENT)
+			continue;
+		if (r->len[i] > 4096 || r->len[i] > n - off ||
+		    memchr(msg + off, '\0', r->len[i]))
+			return -EINVAL;
+		if (!(f[i] = strndup(msg + off, r->len[i])))
+			return -ENOMEM;
+		off += r->len[i];
+	}
+	return off == n ? 0 : -EINVAL;
+}
+
+static int jails_text(struct broker *b, char *out, size_t size)
+{
+	size_t n = 0;
+	for (struct jail *j = b->jails; j; j = j->hh.next)
+		n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s\n",
+				      j->path);
+	return n < size ? (int)n : (int)size - 1;
+}
+
+/* Whether the caller may administer the broker: privileged, on the host. */
+static bool admin(struct broker *b)
+{
+	struct loc l;
+	char *buf;
+	bool ok = b->peer->cap_admin && fd_loc(b, b->peer->root, &l, &buf) == 0;
+	if (ok) {
+		ok = l.m == b->ns->root && strcmp(l.dir, l.m->root) == 0;
+		free(buf);
+	}
+	return ok;
+}
+
+static int dispatch(struct broker *b, const struct ls_request *r,
+		    char *f[LS_NFIELDS], char *text, int *ntext)
+{
+	switch (r->op) {
+	case LS_OP_MOUNT:
+		return call_mount(b, f[0], f[1], f[2], f[3], r->arg);
+	case LS_OP_UMOUNT:
+		return call_umount(b, f[1], (int)r->arg);
+	case LS_OP_PIVOT_ROOT:
+		return -EINVAL;
+	case LS_OP_CHROOT:
+		return 0;              /* the root is remembered already */
+	case LS_OP_STATUS:
+		*ntext = snprintf(text, LS_REPLY_MAX - 64,
+				  "sharebrokerd %d: %u mounts, %u jails\n",
+				  (int)getpid(), b->ns->count,
+				  HASH_COUNT(b->jails));
+		return 0;
+	case LS_OP_STOP:
+		if (!admin(b))
+			return -EPERM;
+		b->stop = true;
+		return 0;
+	case LS_OP_JAILS:
+		*ntext = jails_text(b, text, LS_REPLY_MAX - 64);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void reply(int fd, uint16_t op, int err, const char *text, int n)
+{
+	struct ls_reply r = { LS_MAGIC, LS_VERSION, op, err < 0 ? -err : err,
+			      (uint32_t)n };
+	struct iovec v[2] = { { &r, sizeof r }, { (void *)text, (size_t)n } };
+	struct msghdr mh = { .msg_iov = v, .msg_iovlen = 2 };
+	while (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
+}
+
+static void serve(struct broker *b, int fd)
+{
+	static char msg[LS_REQUEST_MAX + 1], text[LS_REPLY_MAX];
+	struct timeval tv = { 2, 0 };
+	struct ucred cred;
+	socklen_t cl = sizeof cred;
+	struct peer peer;
+	char *f[LS_NFIELDS] = { 0 };
+	int ntext = 0, err;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0)
+		return;
+	ssize_t n = recv(fd, msg, sizeof msg, MSG_TRUNC);
+	const struct ls_request *r = (const void *)msg;
+	if (n <= 0)
+		return;                /* gone, or silent past the timeout */
+	if ((size_t)n < sizeof *r || (size_t)n > LS_REQUEST_MAX ||
+	    r->magic != LS_MAGIC || r->version != LS_VERSION ||
+	    (err = fields(msg, (size_t)n, f)) < 0) {
+		broker_log(b, "pid %d: malformed request (%zd bytes)",
+			   (int)cred.pid, n);
+		reply(fd, 0, EINVAL, NULL, 0);
+		goto out;
+	}
+	if ((err = peer_read(&peer, cred.pid, cred.uid, cred.gid)) < 0) {
+		reply(fd, r->op, err, NULL, 0);
+		goto out;
+	}
+	b->peer = &peer;
+	remember_root(b);
+	err = dispatch(b, r, f, text, &ntext);
+	if (b->debug)
+		broker_log(b, "pid %d op %u: %s", (int)cred.pid, r->op,
+			   err ? strerror(-err) : "ok");
+	reply(fd, r->op, err, text, ntext);
+	b->peer = NULL;
+	peer_close(&peer);
+out:
+	for (int i = 0; i < LS_NFIELDS; i++)
+		free(f[i]);
+}
+
+void server_loop(struct broker *b)
+{
+	while (!b->stop) {
+		int fd = accept4(b->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;      /* EINTR: a signal, maybe SIGTERM */
+		serve(b, fd);
+		close(fd);
+	}
+}

@@ -1,0 +1,73 @@
+/* libshare_proto.h: the wire protocol between libshare.so (and sharectl)
+ * and sharebrokerd.
+ *
+ * Transport: an AF_UNIX SOCK_SEQPACKET socket, one connection per request.
+ * The client connects, sends one request message, reads one reply message
+ * and closes.  The broker takes the caller's identity from the kernel
+ * (SO_PEERCRED of the connection, /proc/<pid>/root and cwd), never from the
+ * message; the client accepts only a broker whose SO_PEERCRED uid is 0.
+ *
+ * Every integer is in the host's byte order (client and broker run on the
+ * same machine), with fixed widths so that a 32-bit client talks to a
+ * 64-bit broker.
+ */
+#ifndef LS_PROTO_H
+#define LS_PROTO_H
+
+#include <stdint.h>
+
+/* The socket address: "@name" is an abstract socket (reachable from every
+ * chroot without per-jail setup, since it lives in no filesystem), anything
+ * else a filesystem path.  LIBSHARE_SOCKET overrides the default for the
+ * broker, the shim and sharectl alike. */
+#define LS_SOCKET_DEFAULT "@libshare"
+#define LS_SOCKET_ENV "LIBSHARE_SOCKET"
+
+#define LS_MAGIC 0x3148534cu       /* "LSH1" in memory on little-endian */
+#define LS_VERSION 1
+
+/* The largest request: header, three paths of PATH_MAX and one page of
+ * mount data.  Anything longer is malformed. */
+#define LS_REQUEST_MAX (32 + 3 * 4096 + 4096)
+/* The largest reply, text included. */
+#define LS_REPLY_MAX 65536
+
+enum ls_op {
+	LS_OP_MOUNT = 1,       /* fields: source, target, fstype, data;
+				  arg: mount(2) flags */
+	LS_OP_UMOUNT = 2,      /* field 1: target; arg: umount2(2) flags */
+	LS_OP_PIVOT_ROOT = 3,  /* fields 0, 1: new_root, put_old */
+	LS_OP_CHROOT = 4,      /* after a successful chroot(2): the broker
+				  learns the caller's new root; no fields */
+	LS_OP_STATUS = 5,      /* reply text: one line about the broker */
+	LS_OP_STOP = 6,        /* the broker exits, mounts stay */
+	LS_OP_JAILS = 7,       /* reply text: the roots of past callers,
+				  one per line */
+};
+
+#define LS_NFIELDS 4
+#define LS_ABSENT 0xffffffffu      /* a field that was a NULL pointer */
+
+struct ls_request {
+	uint32_t magic;            /* LS_MAGIC */
+	uint16_t version;          /* LS_VERSION */
+	uint16_t op;               /* enum ls_op */
+	uint64_t arg;              /* flags of the call, see enum ls_op */
+	uint32_t len[LS_NFIELDS];  /* bytes of each field, or LS_ABSENT */
+	/* then the present fields, back to back, without terminators; the
+	 * message length is exactly the header plus their sum */
+};
+
+struct ls_reply {
+	uint32_t magic;            /* LS_MAGIC */
+	uint16_t version;          /* LS_VERSION */
+	uint16_t op;               /* the request's op */
+	int32_t error;             /* 0, or the positive errno of the call */
+	uint32_t len;              /* bytes of text that follow */
+};
+
+/* The errno a forwarded call fails with when no broker answers (none
+ * listening, or one that is not root): the facility is missing. */
+#define LS_ENOBROKER ENOSYS
+
+#endif
