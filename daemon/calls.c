@@ -35,11 +35,11 @@ static int mount_new(struct broker *b, const struct caller *c, struct loc at,
 	if (!*type)
 		return -ENODEV;
 	struct fs *fs = fs_new(&b->g, type, "");
+	fs->refs++;                /* ours, whatever the plan does */
 	plan_begin(&b->g);
 	int err = apply(b, op_mount_fs(&b->g, c, at, fs,
 				       source ? source : "none", ms));
-	if (err)
-		fs_put(fs);
+	fs_put(fs);
 	return err;
 }
 
