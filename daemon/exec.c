@@ -50,10 +50,13 @@ static int open_loc(struct broker *b, struct mount *m, const char *dir,
 		rel += n;
 		bool last = !rel[strspn(rel, "/")];
 		int fd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
 		close(cur);
 		cur = fd;
-		if (fd < 0)
+		if (fd < 0 || fstat(fd, &st) < 0)
 			err = -errno;
+		else if (S_ISLNK(st.st_mode))
+			err = -ELOOP;  /* swapped in since the lookup */
 		else if (!(last && target) && fd_mnt_id(fd) != h->kid)
 			err = -EIO;    /* covered: out of reach */
 	}

@@ -85,6 +85,8 @@ struct entry {                 /* one line of mountinfo */
 	int id, parent;
 	char dev[32], *root, *mp, *opts, *type, *source, *sbopts;
 	bool propagates;       /* shared, master or unbindable */
+	bool guessed;          /* from /proc/mounts: id is not the kernel's */
+	bool top;              /* guessed: the last line at its mountpoint */
 	struct mount *m;
 };
 
@@ -151,6 +153,40 @@ static int parse_line(char *line, struct entry *e)
 	return 0;
 }
 
+/* A line of /proc/mounts, where mountinfo is missing (before Linux
+ * 2.6.26): no ids, parents or roots.  Ids are made up, each mount's parent
+ * is the last earlier mount at or above its mountpoint, its root is taken
+ * to be the filesystem's root, and block devices stand for superblocks. */
+static int parse_mounts_line(char *line, struct entry *e, struct entry *v,
+			     size_t i)
+{
+	char *f[6], *save = NULL;
+	int n = 0;
+	for (char *t = strtok_r(line, " \n", &save); t && n < 6;
+	     t = strtok_r(NULL, " \n", &save))
+		f[n++] = t;
+	if (n < 4)
+		return -EINVAL;
+	memset(e, 0, sizeof *e);
+	e->id = (int)i + 1;
+	e->guessed = true;
+	e->source = unescape(f[0]);
+	e->mp = unescape(f[1]);
+	e->type = unescape(f[2]);
+	e->opts = e->sbopts = f[3];
+	e->root = "/";
+	for (size_t j = i; j-- > 0; )
+		if (dir_under(e->mp, v[j].mp)) {
+			e->parent = v[j].id;
+			break;
+		}
+	if (strncmp(e->source, "/dev/", 5) == 0)
+		snprintf(e->dev, sizeof e->dev, "%s", e->source);
+	else
+		snprintf(e->dev, sizeof e->dev, "#%zu", i);
+	return 0;
+}
+
 static struct entry *find(struct entry *v, size_t n, int id)
 {
 	for (size_t i = 0; i < n; i++)
@@ -177,7 +213,8 @@ static char *dir_in(const struct entry *parent, const char *mp)
 static void hold(struct broker *b, struct entry *e)
 {
 	int fd = open(e->mp, O_PATH | O_CLOEXEC);
-	if (fd >= 0 && fd_mnt_id(fd) == e->id && handle_add(b, e->m, fd) == 0)
+	if (fd >= 0 && (e->guessed ? e->top : fd_mnt_id(fd) == e->id) &&
+	    handle_add(b, e->m, fd) == 0)
 		return;
 	if (fd >= 0)
 		close(fd);
@@ -226,6 +263,7 @@ static int build(struct broker *b, struct entry *v, size_t n)
  * never both propagate (design.md). */
 int import_table(struct broker *b, const char *mountinfo)
 {
+	bool mounts = strcmp(strrchr(mountinfo, '/') ?: mountinfo, "/mounts") == 0;
 	FILE *f = fopen(mountinfo, "re");
 	char *line = NULL, **lines = NULL;
 	size_t cap = 0, n = 0;
@@ -244,7 +282,8 @@ int import_table(struct broker *b, const char *mountinfo)
 	fclose(f);
 	v = calloc(n ? n : 1, sizeof *v);
 	for (size_t i = 0; v && !err && i < n; i++)
-		if ((err = parse_line(lines[i], &v[i])) == 0 && v[i].propagates) {
+		if ((err = mounts ? parse_mounts_line(lines[i], &v[i], v, i) :
+			   parse_line(lines[i], &v[i])) == 0 && v[i].propagates) {
 			fprintf(stderr, "sharebrokerd: the kernel already "
 				"propagates mount %d (%s); run the broker where "
 				"every mount is private (mount --make-rprivate /, "
@@ -254,6 +293,11 @@ int import_table(struct broker *b, const char *mountinfo)
 		}
 	if (!v)
 		err = -ENOMEM;
+	for (size_t i = 0; mounts && !err && i < n; i++) {
+		v[i].top = true;
+		for (size_t j = i + 1; j < n && v[i].top; j++)
+			v[i].top = strcmp(v[i].mp, v[j].mp) != 0;
+	}
 	if (!err)
 		err = build(b, v, n);
 	for (size_t i = 0; i < n; i++)

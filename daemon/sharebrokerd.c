@@ -4,7 +4,9 @@
  *
  * Without --foreground it returns once it accepts requests (exit 0), or
  * fails with a message (exit 1).  SIGTERM, SIGINT or `sharectl stop` end
- * it; every mount stays where it is.
+ * it; every mount stays where it is.  --mount-table FILE imports FILE
+ * (mountinfo, or mounts format when its name ends in /mounts) instead of
+ * /proc/self/mountinfo: the tests' way to exercise the old kernels' path.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +43,7 @@ static void on_term(int sig)
 static void usage(FILE *out, int code)
 {
 	fprintf(out, "usage: sharebrokerd [--socket ADDR] [--state-dir DIR] "
-		"[--foreground] [--debug]\n");
+		"[--foreground] [--debug] [--mount-table FILE]\n");
 	exit(code);
 }
 
@@ -105,11 +107,12 @@ int main(int argc, char **argv)
 		{ "state-dir", required_argument, NULL, 'd' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'D' },
+		{ "mount-table", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	static struct broker b;
-	const char *addr = getenv(LS_SOCKET_ENV);
+	const char *addr = getenv(LS_SOCKET_ENV), *table = NULL;
 	bool foreground = false;
 	int c, ready = -1, err;
 
@@ -121,6 +124,7 @@ int main(int argc, char **argv)
 		case 'd': b.state_dir = optarg; break;
 		case 'f': foreground = true; break;
 		case 'D': b.debug = true; break;
+		case 't': table = optarg; break;
 		case 'h': usage(stdout, 0); break;
 		default: usage(stderr, 2);
 		}
@@ -139,7 +143,10 @@ int main(int argc, char **argv)
 	}
 	graph_init(&b.g, 0);
 	b.ns = ns_new(&b.g);
-	if ((err = import_table(&b, "/proc/self/mountinfo")) < 0) {
+	err = import_table(&b, table ? table : "/proc/self/mountinfo");
+	if (err == -ENOENT && !table)  /* before 2.6.26 */
+		err = import_table(&b, "/proc/mounts");
+	if (err < 0) {
 		if (err != -EEXIST)
 			fprintf(stderr, "sharebrokerd: cannot import the mount "
 				"table: %s\n", strerror(-err));
