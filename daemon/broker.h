@@ -84,6 +84,8 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
 int call_mount(struct broker *b, const char *source, const char *target,
 	       const char *type, const char *data, unsigned long ms);
 int call_umount(struct broker *b, const char *target, int flags);
+int call_pivot_root(struct broker *b, const char *new_root,
+		    const char *put_old, int *newroot, bool *cwd_too);
 
 /* exec.c */
 int exec_plan(struct broker *b);

@@ -3,6 +3,10 @@
  * checks in the engine), planned, executed and committed as one request.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "broker.h"
@@ -124,6 +128,43 @@ int call_umount(struct broker *b, const char *target, int flags)
 		err = apply(b, op_umount(&b->g, &c, at, flags, busy, b));
 	}
 	free(atbuf);
+	free(rootbuf);
+	return err;
+}
+
+/* pivot_root(2): the engine moves the mounts; the caller's process is
+ * re-rooted by the shim with the descriptor *newroot of the new root (the
+ * broker cannot chroot another process).  *cwd_too says whether the
+ * caller's cwd was its root, which the kernel moves along. */
+int call_pivot_root(struct broker *b, const char *new_root,
+		    const char *put_old, int *newroot, bool *cwd_too)
+{
+	struct caller c;
+	struct loc new, old;
+	char *nbuf = NULL, *obuf = NULL, *rootbuf = NULL, at[64];
+	struct stat a, r;
+	int err;
+
+	if (!new_root || !put_old)
+		return -EFAULT;
+	if ((err = resolve(b, new_root, RES_FOLLOW, &new, &nbuf)) ||
+	    (err = resolve(b, put_old, RES_FOLLOW, &old, &obuf)) ||
+	    (err = caller_of(b, &c, &rootbuf)))
+		goto out;
+	*cwd_too = fstat(b->peer->cwd, &a) == 0 &&
+		   fstat(b->peer->root, &r) == 0 && a.st_dev == r.st_dev &&
+		   a.st_ino == r.st_ino &&
+		   fd_mnt_id(b->peer->cwd) == fd_mnt_id(b->peer->root);
+	struct mount *nm = new.m;
+	plan_begin(&b->g);
+	err = apply(b, op_pivot_root(&b->g, &c, new, old));
+	if (!err) {
+		snprintf(at, sizeof at, "/proc/self/fd/%d", handle_of(b, nm)->fd);
+		*newroot = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+out:
+	free(nbuf);
+	free(obuf);
 	free(rootbuf);
 	return err;
 }

@@ -108,15 +108,20 @@ static bool admin(struct broker *b)
 }
 
 static int dispatch(struct broker *b, const struct ls_request *r,
-		    char *f[LS_NFIELDS], char *text, int *ntext)
+		    char *f[LS_NFIELDS], char *text, int *ntext, int *fd)
 {
 	switch (r->op) {
 	case LS_OP_MOUNT:
 		return call_mount(b, f[0], f[1], f[2], f[3], r->arg);
 	case LS_OP_UMOUNT:
 		return call_umount(b, f[1], (int)r->arg);
-	case LS_OP_PIVOT_ROOT:
-		return -EINVAL;
+	case LS_OP_PIVOT_ROOT: {
+		bool cwd_too = false;
+		int err = call_pivot_root(b, f[0], f[1], fd, &cwd_too);
+		if (!err && cwd_too)
+			*ntext = snprintf(text, LS_REPLY_MAX, "cwd");
+		return err;
+	}
 	case LS_OP_CHROOT:
 		return 0;              /* the root is remembered already */
 	case LS_OP_STATUS:
@@ -137,12 +142,24 @@ static int dispatch(struct broker *b, const struct ls_request *r,
 	return -EINVAL;
 }
 
-static void reply(int fd, uint16_t op, int err, const char *text, int n)
+/* The answer; a descriptor (pivot_root's new root) rides along. */
+static void reply(int fd, uint16_t op, int err, const char *text, int n,
+		  int pass)
 {
 	struct ls_reply r = { LS_MAGIC, LS_VERSION, op, err < 0 ? -err : err,
 			      (uint32_t)n };
 	struct iovec v[2] = { { &r, sizeof r }, { (void *)text, (size_t)n } };
+	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } c;
 	struct msghdr mh = { .msg_iov = v, .msg_iovlen = 2 };
+	if (pass >= 0) {
+		mh.msg_control = c.buf;
+		mh.msg_controllen = sizeof c.buf;
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &pass, sizeof pass);
+	}
 	while (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
 		;
 }
@@ -155,7 +172,7 @@ static void serve(struct broker *b, int fd)
 	socklen_t cl = sizeof cred;
 	struct peer peer;
 	char *f[LS_NFIELDS] = { 0 };
-	int ntext = 0, err;
+	int ntext = 0, err, pass = -1;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0)
@@ -169,20 +186,22 @@ static void serve(struct broker *b, int fd)
 	    (err = fields(msg, (size_t)n, f)) < 0) {
 		broker_log(b, "pid %d: malformed request (%zd bytes)",
 			   (int)cred.pid, n);
-		reply(fd, 0, EINVAL, NULL, 0);
+		reply(fd, 0, EINVAL, NULL, 0, -1);
 		goto out;
 	}
 	if ((err = peer_read(&peer, cred.pid, cred.uid, cred.gid)) < 0) {
-		reply(fd, r->op, err, NULL, 0);
+		reply(fd, r->op, err, NULL, 0, -1);
 		goto out;
 	}
 	b->peer = &peer;
 	remember_root(b);
-	err = dispatch(b, r, f, text, &ntext);
+	err = dispatch(b, r, f, text, &ntext, &pass);
 	if (b->debug)
 		broker_log(b, "pid %d op %u: %s", (int)cred.pid, r->op,
 			   err ? strerror(-err) : "ok");
-	reply(fd, r->op, err, text, ntext);
+	reply(fd, r->op, err, text, ntext, pass);
+	if (pass >= 0)
+		close(pass);
 	b->peer = NULL;
 	peer_close(&peer);
 out:

@@ -36,7 +36,14 @@ enum ls_op {
 	LS_OP_MOUNT = 1,       /* fields: source, target, fstype, data;
 				  arg: mount(2) flags */
 	LS_OP_UMOUNT = 2,      /* field 1: target; arg: umount2(2) flags */
-	LS_OP_PIVOT_ROOT = 3,  /* fields 0, 1: new_root, put_old */
+	LS_OP_PIVOT_ROOT = 3,  /* fields 0, 1: new_root, put_old.  On
+				  success the reply carries (SCM_RIGHTS) a
+				  directory descriptor of the new root, and
+				  the text "cwd" when the caller's cwd was
+				  its root: the caller re-roots itself
+				  (fchdir to it, chroot("."), and fchdir back
+				  to its old cwd unless "cwd"), since the
+				  broker cannot chroot another process */
 	LS_OP_CHROOT = 4,      /* after a successful chroot(2): the broker
 				  learns the caller's new root; no fields */
 	LS_OP_STATUS = 5,      /* reply text: one line about the broker */
