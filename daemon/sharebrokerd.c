@@ -7,6 +7,8 @@
  * it; every mount stays where it is.  --mount-table FILE imports FILE
  * (mountinfo, or mounts format when its name ends in /mounts) instead of
  * /proc/self/mountinfo: the tests' way to exercise the old kernels' path.
+ * --max-mounts N limits the mounts as fs.mount-max does (its value is the
+ * default).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +36,19 @@ void broker_log(const struct broker *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The kernel's limit on mounts per namespace (fs.mount-max). */
+static unsigned mount_max(void)
+{
+	unsigned n = 0;
+	FILE *f = fopen("/proc/sys/fs/mount-max", "re");
+	if (f) {
+		if (fscanf(f, "%u", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	return n;
+}
+
 static void on_term(int sig)
 {
 	(void)sig;
@@ -43,7 +58,8 @@ static void on_term(int sig)
 static void usage(FILE *out, int code)
 {
 	fprintf(out, "usage: sharebrokerd [--socket ADDR] [--state-dir DIR] "
-		"[--foreground] [--debug] [--mount-table FILE]\n");
+		"[--foreground] [--debug] [--mount-table FILE]\n"
+		"                    [--max-mounts N]\n");
 	exit(code);
 }
 
@@ -108,12 +124,14 @@ int main(int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'D' },
 		{ "mount-table", required_argument, NULL, 't' },
+		{ "max-mounts", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	static struct broker b;
 	const char *addr = getenv(LS_SOCKET_ENV), *table = NULL;
 	bool foreground = false;
+	unsigned max = 0;
 	int c, ready = -1, err;
 
 	b.state_dir = "/run/libshare";
@@ -125,6 +143,7 @@ int main(int argc, char **argv)
 		case 'f': foreground = true; break;
 		case 'D': b.debug = true; break;
 		case 't': table = optarg; break;
+		case 'm': max = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'h': usage(stdout, 0); break;
 		default: usage(stderr, 2);
 		}
@@ -141,7 +160,7 @@ int main(int argc, char **argv)
 			strerror(-err));
 		return 1;
 	}
-	graph_init(&b.g, 0);
+	graph_init(&b.g, max ? max : mount_max());
 	b.ns = ns_new(&b.g);
 	err = import_table(&b, table ? table : "/proc/self/mountinfo");
 	if (err == -ENOENT && !table)  /* before 2.6.26 */
