@@ -1,0 +1,183 @@
+/*
+ * probe DIR - call each feature legacy-sim refuses, straight through
+ * syscall(2), and print one "NAME RESULT" line per call: RESULT is "ok", the
+ * errno's name, or "SIGSYS" when the kernel killed the calling child.
+ *
+ * DIR must be a mount point the caller may change (a scratch tmpfs): the
+ * propagation calls really run on it, and leave it private. The other calls
+ * get arguments that change nothing; without the filter the kernel answers
+ * them with something other than ENOSYS, which proves it has the feature.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+/* Numbers are x86_64's, as in legacy-sim.c. */
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#endif
+#ifndef __NR_move_mount
+#define __NR_move_mount 429
+#endif
+#ifndef __NR_fsopen
+#define __NR_fsopen 430
+#endif
+#ifndef __NR_fsconfig
+#define __NR_fsconfig 431
+#endif
+#ifndef __NR_fsmount
+#define __NR_fsmount 432
+#endif
+#ifndef __NR_fspick
+#define __NR_fspick 433
+#endif
+#ifndef __NR_clone3
+#define __NR_clone3 435
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
+#endif
+#ifndef __NR_statmount
+#define __NR_statmount 457
+#endif
+#ifndef __NR_listmount
+#define __NR_listmount 458
+#endif
+#ifndef __NR_open_tree_attr
+#define __NR_open_tree_attr 467
+#endif
+#define X32_SYSCALL_BIT 0x40000000L
+#define I386_NR_MOUNT 21
+
+static const char *errname(int e)
+{
+	static const struct { int e; const char *name; } names[] = {
+		{ ENOSYS, "ENOSYS" }, { EINVAL, "EINVAL" }, { EPERM, "EPERM" },
+		{ EBADF, "EBADF" }, { ENOENT, "ENOENT" }, { EFAULT, "EFAULT" },
+		{ EACCES, "EACCES" }, { EBUSY, "EBUSY" }, { E2BIG, "E2BIG" },
+		{ EOPNOTSUPP, "EOPNOTSUPP" }, { ENOTDIR, "ENOTDIR" },
+	};
+	static char other[32];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].e == e)
+			return names[i].name;
+	snprintf(other, sizeof(other), "errno%d", e);
+	return other;
+}
+
+/* A syscall returning -1 and errno, or an fd/0 on success (fd closed). */
+static void report(const char *name, long ret)
+{
+	printf("%s %s\n", name, ret < 0 ? errname(errno) : "ok");
+	if (ret > 2)
+		close((int)ret);
+}
+
+/* A child that exits 0 for ok, 1 + errno for failure, or dies by signal. */
+static void report_child(const char *name, pid_t pid)
+{
+	int status;
+
+	if (pid < 0) {
+		report(name, -1);
+		return;
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		report(name, -1);
+	else if (WIFSIGNALED(status))
+		printf("%s %s\n", name, WTERMSIG(status) == SIGSYS ? "SIGSYS" : "signal");
+	else if (WEXITSTATUS(status) != 0)
+		printf("%s %s\n", name, errname(WEXITSTATUS(status) - 1));
+	else
+		printf("%s ok\n", name);
+}
+
+/* clone(2) as fork: no stack of its own, the child returns here and exits. */
+static pid_t clone_fork(unsigned long flags)
+{
+	long pid = syscall(__NR_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+
+	if (pid == 0)
+		_exit(0);
+	return pid;
+}
+
+/*
+ * The i386 ABI through int $0x80, which a 64-bit process may use: its
+ * mount is number 21, so it bypasses any rule keyed on x86_64 numbers. The
+ * path must sit below 4 GiB, hence MAP_32BIT.
+ */
+static pid_t i386_mount(const char *dir, unsigned long flags)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+#if defined(__x86_64__)
+	char *low = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	long ret = I386_NR_MOUNT;
+
+	if (low == MAP_FAILED || strlen(dir) >= 4096)
+		_exit(1 + ENOMEM);
+	strcpy(low, dir);
+	__asm__ volatile ("int $0x80"
+			  : "+a" (ret)
+			  : "b" (0), "c" ((unsigned)(unsigned long)low), "d" (0),
+			    "S" ((unsigned)flags), "D" (0)
+			  : "r8", "r9", "r10", "r11", "memory");
+	_exit(ret < 0 ? 1 + (int)-ret : 0);
+#else
+	(void)dir, (void)flags;
+	_exit(1 + ENOSYS);
+#endif
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = argv[1];
+	unsigned long size0[8] = { 0 };
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: probe DIR\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	report("mount-shared", syscall(__NR_mount, NULL, dir, NULL, MS_SHARED, NULL));
+	report("mount-slave", syscall(__NR_mount, NULL, dir, NULL, MS_SLAVE, NULL));
+	report("mount-unbindable", syscall(__NR_mount, NULL, dir, NULL, MS_UNBINDABLE, NULL));
+	report("mount-rprivate", syscall(__NR_mount, NULL, dir, NULL, MS_REC | MS_PRIVATE, NULL));
+	/* The pre-2.4 magic in the top bits overlaps MS_PRIVATE|MS_SLAVE. */
+	report("mount-magic-remount", syscall(__NR_mount, NULL, dir, NULL,
+					      MS_MGC_VAL | MS_REMOUNT | MS_BIND, NULL));
+	report("x32-mount-shared", syscall(X32_SYSCALL_BIT | __NR_mount, NULL, dir,
+					   NULL, MS_SHARED, NULL));
+	report_child("i386-mount-shared", i386_mount(dir, MS_SHARED));
+	report("mount-private", syscall(__NR_mount, NULL, dir, NULL, MS_PRIVATE, NULL));
+	report("setns", syscall(__NR_setns, -1, 0));
+	report("open_tree", syscall(__NR_open_tree, AT_FDCWD, dir, O_CLOEXEC));
+	report("move_mount", syscall(__NR_move_mount, AT_FDCWD, dir, AT_FDCWD, dir, ~0U));
+	report("fsopen", syscall(__NR_fsopen, "tmpfs", 0));
+	report("fsconfig", syscall(__NR_fsconfig, -1, 0, NULL, NULL, 0));
+	report("fsmount", syscall(__NR_fsmount, -1, 0, 0));
+	report("fspick", syscall(__NR_fspick, AT_FDCWD, dir, 0));
+	report("mount_setattr", syscall(__NR_mount_setattr, AT_FDCWD, dir, 0, NULL, 0));
+	report("statmount", syscall(__NR_statmount, NULL, NULL, 0, 0));
+	report("listmount", syscall(__NR_listmount, NULL, NULL, 0, 0));
+	report("open_tree_attr", syscall(__NR_open_tree_attr, AT_FDCWD, dir, 0, NULL, 0));
+	report("clone3", syscall(__NR_clone3, size0, 0));
+	report_child("clone", clone_fork(0));
+	report_child("clone-newns", clone_fork(CLONE_NEWNS));
+	/* Last: it moves the probe itself into a new namespace. */
+	report("unshare-newns", syscall(__NR_unshare, CLONE_NEWNS));
+	return 0;
+}
