@@ -9,6 +9,7 @@
  *   mount(2) with MS_SHARED|MS_SLAVE|MS_PRIVATE|MS_UNBINDABLE  EINVAL
  *   unshare(2), clone(2) with CLONE_NEWNS                      EINVAL
  *   clone3, setns, the new mount API, statmount, listmount     ENOSYS
+ *   openat2, pidfd_open, pidfd_getfd, memfd_create             ENOSYS
  *
  * EINVAL is what an old kernel answers there: it takes the unknown flags for
  * a new mount without a type. ENOSYS is its answer to a syscall it lacks.
@@ -56,6 +57,15 @@
 #endif
 #ifndef __NR_listmount
 #define __NR_listmount 458
+#endif
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
 #endif
 #ifndef __NR_open_tree_attr
 #define __NR_open_tree_attr 467
@@ -135,6 +145,11 @@ static const struct sock_filter filter[] = {
 	NOSYS(__NR_statmount),
 	NOSYS(__NR_listmount),
 	NOSYS(__NR_open_tree_attr),
+	/* design.md principle 4: the optional speed-ups are absent too */
+	NOSYS(__NR_openat2),
+	NOSYS(__NR_pidfd_open),
+	NOSYS(__NR_pidfd_getfd),
+	NOSYS(__NR_memfd_create),
 	ALLOW,
 };
 
