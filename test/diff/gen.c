@@ -1,5 +1,6 @@
 /*
- * gen SEED - print a random scenario for the kernel-differential harness.
+ * gen [--legacy] SEED - print a random scenario for the kernel-differential
+ * harness.
  *
  * 20 to 40 operations (mount with options, remount, umount, pivot_root,
  * namespace copies and operations inside them, hold, release; mkdir
@@ -8,6 +9,12 @@
  * The generator keeps a rough list of what it has mounted so that most
  * commands hit mounts and succeed; the rest exercise the error paths. The
  * PRNG is self-contained, so a seed gives the same script everywhere.
+ *
+ * --legacy leaves out what the broker under the legacy simulation cannot be
+ * asked (broker-run.sh): namespace copies (no CLONE_NEWNS on an old kernel)
+ * and pivot_root (the broker refuses it so far). Their share goes to the
+ * other operations; without --legacy a seed still gives the script it always
+ * gave.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,6 +50,7 @@ struct gen {
 	int nheld;
 	int ntmpfs, nrbind, nrbind_self;
 	int nns;                                /* namespaces made, n1 n2 */
+	int legacy;                             /* --legacy */
 };
 
 static unsigned rnd(struct gen *g, unsigned n)
@@ -227,7 +235,11 @@ static void op_jail(struct gen *g)
 	const char *jail = chance(g, 60) ? "$B/j1" : "$B/j2";
 	const char *a = jail_dir(g, jail, chance(g, 60));
 	const char *b = jail_dir(g, jail, 0);
-	unsigned what = rnd(g, 100);
+	/* --legacy: the same draws without the pivot_root band [92, 96) */
+	unsigned what = g->legacy ? rnd(g, 96) : rnd(g, 100);
+
+	if (g->legacy && what >= 92)
+		what += 4;
 
 	printf("chroot %s ", jail);
 	if (what < 30) {
@@ -340,7 +352,7 @@ static int op(struct gen *g)
 {
 	unsigned w = rnd(g, 100);
 
-	if (w < 88)
+	if (w < 88 || (w < 94 && g->legacy))
 		op_mount(g);
 	else if (w < 94)
 		op_ns(g);
@@ -354,14 +366,16 @@ int main(int argc, char **argv)
 	struct gen g;
 	char *end;
 	uint64_t s;
-	int n, i;
+	int n, i, legacy = argc == 3 && strcmp(argv[1], "--legacy") == 0;
 
-	if (argc != 2 || (s = strtoull(argv[1], &end, 0), *end)) {
-		fprintf(stderr, "usage: gen SEED\n");
+	if (argc != 2 + legacy ||
+	    (s = strtoull(argv[1 + legacy], &end, 0), *end)) {
+		fprintf(stderr, "usage: gen [--legacy] SEED\n");
 		return 2;
 	}
 	seed(&g, s);
-	printf("# gen %s\n", argv[1]);
+	g.legacy = legacy;
+	printf("# gen %s%s\n", legacy ? "--legacy " : "", argv[1 + legacy]);
 	for (i = 0; i < (int)NDIRS; i++)
 		printf(i ? " %s" : "mkdir -p %s", dirs[i]);
 	putchar('\n');
