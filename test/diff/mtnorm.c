@@ -1,6 +1,7 @@
 /*
- * mtnorm [-b BASE] [FILE] - normalise the output of native-run.sh or
- * sharedry so the two can be diffed (kernel-differential harness).
+ * mtnorm [-P] [-b BASE] [FILE] - normalise the output of native-run.sh,
+ * broker-run.sh or sharedry so the two can be diffed (kernel-differential
+ * harness).
  *
  * Input: an optional "base PATH" line, result lines (passed through), and
  * views: "--- view V" followed by /proc/self/mountinfo lines seen with root V.
@@ -21,6 +22,12 @@
  * <mountpoint> <optional>", with n the line's rank and group ids
  * renumbered afresh by first appearance in that order: that compares the
  * order of creation and of group allocation, which the tree does not.
+ *
+ * -P drops the propagation fields (shared:, master:, propagate_from:,
+ * unbindable) for the broker differential (broker-run.sh): there the
+ * kernel's own table is all private, the propagation lives in the broker's
+ * graph. A "--- files" section (the paths a runner saw) ends a view and is
+ * passed through.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -44,6 +51,7 @@ struct view {
 };
 
 static const char *base; /* sandbox path, from -b or the "base" line */
+static bool no_propagation; /* -P */
 
 static void *xrealloc(void *p, size_t n)
 {
@@ -215,6 +223,8 @@ static void put_optional(struct view *v, const char *optional)
 
 	for (tok = strtok_r(copy, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save)) {
+		if (no_propagation)
+			continue;  /* they are all propagation, see -P */
 		for (i = 0; i < 3; i++) {
 			len = strlen(tags[i]);
 			if (strncmp(tok, tags[i], len) == 0) {
@@ -364,6 +374,10 @@ static void normalise(FILE *in)
 			fputs("--- view ", stdout);
 			put_path(line + 9);
 			putchar('\n');
+		} else if (strcmp(line, "--- files") == 0) {
+			flush_view(&v);
+			in_view = false;
+			puts(line);
 		} else if (in_view) {
 			add_line(&v, line);
 		} else if (strncmp(line, "base ", 5) == 0) {
@@ -381,12 +395,15 @@ int main(int argc, char **argv)
 	FILE *in = stdin;
 	int c;
 
-	while ((c = getopt(argc, argv, "b:")) != -1) {
-		if (c != 'b') {
-			fprintf(stderr, "usage: mtnorm [-b BASE] [FILE]\n");
+	while ((c = getopt(argc, argv, "Pb:")) != -1) {
+		if (c == 'P') {
+			no_propagation = true;
+		} else if (c == 'b') {
+			base = optarg;
+		} else {
+			fprintf(stderr, "usage: mtnorm [-P] [-b BASE] [FILE]\n");
 			return 2;
 		}
-		base = optarg;
 	}
 	if (optind < argc && !(in = fopen(argv[optind], "r"))) {
 		perror(argv[optind]);
