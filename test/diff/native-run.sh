@@ -6,6 +6,8 @@
 #   L<line> <RESULT>            one per mount/umount command of SCRIPT
 #   --- view <V>                for each VIEW, then the raw mountinfo seen
 #   <mountinfo lines...>        with root V
+#   --- files                   only with DIFF_FILES=1: every path under the
+#   <type> B/<path>             sandbox as the host sees it (find -printf %y)
 # VIEW is "/" (host-wide), a jail path, normally written with a literal
 # '$B' ('$B/j1'), which is expanded to the sandbox path here, or "NAME:/",
 # the whole of a namespace the script made with "unshare NAME".
@@ -17,7 +19,9 @@
 #
 # Environment: DIFF_BIN (dir of spy.so and lsview; default: this script's
 # dir), DIFF_TIMEOUT (seconds for the script, default 120), NATIVE_ERR (file
-# collecting util-linux messages; default: discarded).
+# collecting util-linux messages; default: discarded), DIFF_FILES (1: add
+# the files section; sharedry has none, so run-diff.sh asks for it only
+# against broker-run.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bindir=${DIFF_BIN:-$here}
@@ -78,3 +82,9 @@ for v in "$@"; do
 		"$bindir/lsview" "$v"
 	fi
 done
+# Crossing mounts, not following symlinks; sorted, so only what is visible
+# where counts, not the order of directory entries.
+if [[ ${DIFF_FILES:-} == 1 ]]; then
+	echo "--- files"
+	find "$dir" -mindepth 1 -printf '%y B/%P\n' 2>/dev/null | LC_ALL=C sort
+fi

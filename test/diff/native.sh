@@ -4,7 +4,11 @@
 #
 # Expects: SPY_SO (path of spy.so), SPY_LOG (scratch log file), SCENARIO (the
 # script path exactly as it will be sourced, to find its line numbers), B.
+# DIFF_SHIM (broker-run.sh only): libshare.so, preloaded after spy.so so that
+# the spy's dlsym(RTLD_NEXT, "mount") reaches the shim's mount, not libc's.
 # Commands never abort the script: a failure is a result to compare.
+
+_preload=$SPY_SO${DIFF_SHIM:+ $DIFF_SHIM}
 
 declare -A _ns       # NAME -> pid of the process keeping namespace NAME
 _enter=()            # set (dynamically scoped) by "within NAME cmd..."
@@ -47,7 +51,7 @@ _spied() {
 	local rc
 	_scenario_line
 	: >"$SPY_LOG"
-	"${_enter[@]}" env LD_PRELOAD=$SPY_SO SPY_LOG=$SPY_LOG SPY_ROOT=$_jail \
+	"${_enter[@]}" env "LD_PRELOAD=$_preload" SPY_LOG=$SPY_LOG SPY_ROOT=$_jail \
 		"$@" >/dev/null 2>>"${NATIVE_ERR:-/dev/null}"
 	rc=$?
 	_result $rc
@@ -61,7 +65,7 @@ pivot_root() { _spied /usr/sbin/pivot_root "$@"; }
 # chroot.
 _quiet() {
 	if [[ $_jail ]]; then
-		"${_enter[@]}" env LD_PRELOAD=$SPY_SO SPY_ROOT=$_jail "$@" \
+		"${_enter[@]}" env "LD_PRELOAD=$_preload" SPY_ROOT=$_jail "$@" \
 			2>/dev/null
 	else                   # the program, not the function of its name
 		"${_enter[@]}" env "$@" 2>/dev/null
