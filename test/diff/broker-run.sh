@@ -1,0 +1,152 @@
+#!/bin/bash
+# broker-run.sh SCRIPT VIEW... - run one scenario through libshare: the
+# util-linux commands of SCRIPT run under the legacy simulation (legacy-sim:
+# the kernel refuses propagation flags, namespaces and the new mount API)
+# with libshare.so preloaded, so every mount and umount goes to a
+# sharebrokerd of this run, which does it all with plain private mounts.
+#
+# Output: exactly native-run.sh's format (base, L<line> results, one
+# "--- view V" per VIEW, "--- files" with DIFF_FILES=1), read from the real
+# kernel without the shim: the broker's propagation is compared by what it
+# did to the table and to the files, not by what it would report.
+#
+# Every run gets a private mount namespace of its own (even under
+# run-diff.sh's), because the broker imports the whole table of its
+# namespace, and whatever it leaves mounted dies with the namespace. The
+# sandbox (tmpfs BASE, made private while the kernel still allows it) exists
+# before the broker starts, so the broker imports it. The broker is stopped
+# and waited for, and nothing stays mounted, whatever the scenario did
+# (timeout included); its log goes to stderr.
+#
+# Environment: as native-run.sh (DIFF_BIN, DIFF_TIMEOUT, NATIVE_ERR,
+# DIFF_FILES), and where the programs are (defaults: this source tree):
+# SHAREBROKERD, SHARECTL, LIBSHARE_SO, LEGACY_SIM.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+bindir=${DIFF_BIN:-$here}
+top=$here/../..
+SHAREBROKERD=${SHAREBROKERD:-$top/daemon/sharebrokerd}
+SHARECTL=${SHARECTL:-$top/daemon/sharectl}
+LIBSHARE_SO=${LIBSHARE_SO:-$top/shim/libshare.so}
+LEGACY_SIM=${LEGACY_SIM:-$top/test/legacy/legacy-sim}
+
+if (($# < 1)); then
+	echo "usage: broker-run.sh SCRIPT VIEW..." >&2
+	exit 2
+fi
+if [[ ${BROKER_RUN_NS:-} != $$ ]]; then
+	# exec keeps the pid: the mark says "this very process unshared"
+	BROKER_RUN_NS=$$ exec unshare -m --propagation private bash "$0" "$@"
+fi
+unset BROKER_RUN_NS
+if [[ $(readlink /proc/self/ns/mnt) == $(readlink /proc/1/ns/mnt) ]]; then
+	echo "broker-run.sh: not in a private mount namespace" >&2
+	exit 2
+fi
+for p in "$SHAREBROKERD" "$SHARECTL" "$LIBSHARE_SO" "$LEGACY_SIM" \
+	"$bindir/spy.so" "$bindir/lsview"; do
+	[[ -e $p ]] || { echo "broker-run.sh: $p is missing" >&2; exit 2; }
+done
+LIBSHARE_SO=$(cd "$(dirname "$LIBSHARE_SO")" && pwd)/$(basename "$LIBSHARE_SO")
+
+[[ -r $1 ]] || { echo "broker-run.sh: cannot read $1" >&2; exit 2; }
+script=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # it runs from /
+shift
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/libshare-broker.XXXXXX") || exit 1
+log=$dir.log
+state=$dir.state               # the broker's: stage/, park/, its log
+sock=@libshare-diff-$$
+broker=
+
+# The broker's pid, if it is still that broker (pid reuse).
+broker_alive() {
+	local st
+	[[ $broker ]] && st=$(cat "/proc/$broker/stat" 2>/dev/null) &&
+		[[ ${st##*) } != Z* ]] &&
+		tr '\0' ' ' <"/proc/$broker/cmdline" 2>/dev/null |
+		grep -qF -- "--socket $sock "
+}
+
+# SIGTERM ends its loop; a broker stuck elsewhere gets SIGKILL after 5 s.
+# It is no child of ours (it detached): poll until it is gone.
+stop_broker() {
+	local i
+	[[ $broker ]] || broker=$(pgrep -f -- "--socket $sock --state-dir" | head -1)
+	broker_alive || return 0
+	kill "$broker" 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		broker_alive || return 0
+		sleep 0.1
+	done
+	broker_alive && kill -KILL "$broker" 2>/dev/null
+	while broker_alive; do
+		sleep 0.1
+	done
+}
+
+# Mountpoints at or below $1, deepest (latest) first.
+mounts_under() {
+	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { print $5 }' \
+		/proc/self/mountinfo | tac
+}
+
+cleanup() {
+	local m left
+	stop_broker
+	if [[ -s $state/sharebrokerd.log ]]; then
+		echo "--- broker log"
+		cat "$state/sharebrokerd.log"
+	fi >&2
+	for left in 1 2 3 4 5 6 7 8; do   # lazily: holders may be gone late
+		left=
+		for m in $(mounts_under "$dir") $(mounts_under "$state"); do
+			/usr/bin/umount -l "$m" 2>/dev/null
+			left=1
+		done
+		[[ $left ]] || break
+	done
+	rmdir "$dir"
+	# --one-file-system: never into a mount, should one have survived
+	rm -rf --one-file-system "$state" "$log"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP     # a signal runs the cleanup too (a live broker
+trap 'exit 130' INT     # would keep this namespace and its mounts alive)
+trap 'exit 143' TERM
+
+# The make-private must come first: under legacy-sim nothing can.
+/usr/bin/mount -t tmpfs BASE "$dir" && /usr/bin/mount --make-private "$dir" ||
+	exit 1
+if ! "$LEGACY_SIM" "$SHAREBROKERD" --socket "$sock" --state-dir "$state" \
+	--debug; then
+	echo "broker-run.sh: sharebrokerd did not start" >&2
+	exit 1
+fi
+# "sharebrokerd PID: ...": the first number of the status line
+broker=$(timeout 10 "$SHARECTL" --socket "$sock" status | grep -o '[0-9]\+' |
+	head -1)
+broker_alive || broker=
+echo "base $dir"
+
+# As native-run.sh, with the whole scenario under legacy-sim and the shim
+# preloaded (native.sh: DIFF_SHIM) into each util-linux command.
+(cd / && B=$dir SCENARIO=$script SPY_SO=$bindir/spy.so SPY_LOG=$log \
+	NS_FILE=/dev/null DIFF_SHIM=$LIBSHARE_SO LIBSHARE_SOCKET=$sock \
+	timeout "${DIFF_TIMEOUT:-120}" "$LEGACY_SIM" bash -c \
+	'source "$1" && source "$SCENARIO"; _release_all; exit 0' broker-run \
+	"$here/native.sh" </dev/null) || echo "TIMEOUT or error $? in script"
+
+for v in "$@"; do
+	v=${v//'$B'/$dir}
+	echo "--- view $v"
+	if [[ $v == / ]]; then
+		cat /proc/self/mountinfo
+	else
+		"$bindir/lsview" "$v"
+	fi
+done
+if [[ ${DIFF_FILES:-} == 1 ]]; then
+	echo "--- files"
+	find "$dir" -mindepth 1 -printf '%y B/%P\n' 2>/dev/null | LC_ALL=C sort
+fi
