@@ -1,5 +1,6 @@
 #!/bin/bash
-# run-diff.sh [--native-only] [--random N [--seed-base S]] [SCENARIO...]
+# run-diff.sh [--native-only | --broker] [--random N [--seed-base S]]
+#             [SCENARIO...]
 #
 # Kernel-differential test: every scenario runs natively (native-run.sh, real
 # kernel in a private mount namespace) and through the engine's dry run
@@ -14,23 +15,35 @@
 # --native-only runs only the native side and shows its normalised output
 # (to check scenarios against semantics.md without an engine).
 #
-# Needs root; without sharedry it bails out rather than skip.
+# --broker compares the kernel with libshare itself instead of sharedry: the
+# other side is broker-run.sh (sharebrokerd and libshare.so under the legacy
+# simulation), random scenarios come from "gen --legacy", a scenario that
+# copies namespaces or pivots the root is skipped (nothing legacy can run),
+# and both sides also list the files visible under the sandbox
+# (DIFF_FILES=1) and lose their propagation fields (mtnorm -P: the broker's
+# kernel table is all private).
+#
+# Needs root; without sharedry (or, with --broker, without the broker, the
+# shim or legacy-sim) it bails out rather than skip.
 # Environment: SHAREDRY (default ../../daemon/sharedry from this directory,
 # else sharedry on PATH), DIFF_BIN (where mtnorm, gen, lsview, spy.so are;
-# default this directory), DIFF_TIMEOUT (seconds per side, default 120).
+# default this directory), DIFF_TIMEOUT (seconds per side, default 120);
+# with --broker SHAREBROKERD, SHARECTL, LIBSHARE_SO, LEGACY_SIM (default: in
+# this source tree, see broker-run.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bindir=${DIFF_BIN:-$here}
 export DIFF_BIN=$bindir
 
-native_only=0 random=0 seed_base=1
+native_only=0 broker=0 random=0 seed_base=1
 files=()
 while (($#)); do
 	case $1 in
 	--native-only) native_only=1 ;;
+	--broker) broker=1 ;;
 	--random) random=$2; shift ;;
 	--seed-base) seed_base=$2; shift ;;
-	-*) echo "usage: run-diff.sh [--native-only] [--random N [--seed-base S]] [SCENARIO...]" >&2
+	-*) echo "usage: run-diff.sh [--native-only | --broker] [--random N [--seed-base S]] [SCENARIO...]" >&2
 	    exit 2 ;;
 	*) files+=("$1") ;;
 	esac
@@ -46,10 +59,24 @@ if [[ ${LIBSHARE_DIFF_NS:-} != 1 ]]; then
 	# scenario, and group ids are renumbered anyway.
 	LIBSHARE_DIFF_NS=1 exec unshare -m --propagation private bash "$0" \
 		--random "$random" --seed-base "$seed_base" \
-		$( ((native_only)) && echo --native-only) "${files[@]}"
+		$( ((native_only)) && echo --native-only) \
+		$( ((broker)) && echo --broker) "${files[@]}"
 fi
 
-if ((!native_only)) && [[ -z ${SHAREDRY:-} ]]; then
+if ((broker)); then
+	top=$here/../..
+	export SHAREBROKERD=${SHAREBROKERD:-$top/daemon/sharebrokerd} \
+		SHARECTL=${SHARECTL:-$top/daemon/sharectl} \
+		LIBSHARE_SO=${LIBSHARE_SO:-$top/shim/libshare.so} \
+		LEGACY_SIM=${LEGACY_SIM:-$top/test/legacy/legacy-sim} \
+		DIFF_FILES=1 NATIVE_ERR=/dev/stderr
+	norm=(-P)
+	gen=("$bindir/gen" --legacy)
+else
+	norm=()
+	gen=("$bindir/gen")
+fi
+if ((!native_only && !broker)) && [[ -z ${SHAREDRY:-} ]]; then
 	SHAREDRY=$here/../../daemon/sharedry
 	[[ -x $SHAREDRY ]] || SHAREDRY=$(command -v sharedry)
 fi
@@ -70,6 +97,12 @@ views_of() {
 		-e 's/^[[:space:]]*unshare[[:space:]]+([^[:space:]]+).*/\1:\//p' "$1")
 }
 
+# Whether SCRIPT does what the legacy setting cannot: copy a namespace
+# (unshare, within) or pivot_root (possibly from a jail).
+unlegacy() {
+	grep -qE '^[[:space:]]*(chroot[[:space:]]+[^[:space:]]+[[:space:]]+)?(unshare|within|pivot_root)([[:space:]]|$)' "$1"
+}
+
 # Lines of FILE as TAP diagnostics.
 diag() {
 	sed 's/^/# /' "$1"
@@ -80,8 +113,9 @@ run_one() {
 	local k=$1 name=$2 script=$3 base rc=0
 	shift 3
 	local -a dviews=()
+	: >"$work/native.err"
 	DIFF_TIMEOUT=${DIFF_TIMEOUT:-120} bash "$here/native-run.sh" "$script" "$@" \
-		>"$work/native.raw" 2>"$work/native.err"
+		>"$work/native.raw" 2>>"$work/native.err"
 	base=$(sed -n '1s/^base //p' "$work/native.raw")
 	if [[ -z $base ]]; then
 		echo "not ok $k - $name"
@@ -89,7 +123,11 @@ run_one() {
 		diag "$work/native.err"
 		return 1
 	fi
-	"$bindir/mtnorm" "$work/native.raw" >"$work/native"
+	"$bindir/mtnorm" "${norm[@]}" "$work/native.raw" >"$work/native"
+	if ((broker)); then
+		broker_side "$k" "$name" "$script" "$@"
+		return
+	fi
 	if ((native_only)); then
 		if ! grep -q '^TIMEOUT' "$work/native"; then
 			echo "ok $k - $name"
@@ -120,25 +158,79 @@ run_one() {
 	return 1
 }
 
+# The other side of run_one with --broker: broker-run.sh, diffed with the
+# native output just made; on failure the broker's stderr (its log at the
+# end) and the native util-linux messages come with the diff.
+broker_side() {
+	local k=$1 name=$2 script=$3
+	shift 3
+	# append: util-linux appends to the same file (NATIVE_ERR=/dev/stderr)
+	: >"$work/broker.err"
+	DIFF_TIMEOUT=${DIFF_TIMEOUT:-120} bash "$here/broker-run.sh" "$script" \
+		"$@" >"$work/broker.raw" 2>>"$work/broker.err"
+	if ! grep -q '^base ' "$work/broker.raw"; then
+		echo "not ok $k - $name"
+		echo "# broker run failed:"
+		diag "$work/broker.err"
+		return 1
+	fi
+	"$bindir/mtnorm" -P "$work/broker.raw" >"$work/broker"
+	if diff -u --label native --label broker "$work/native" \
+		"$work/broker" >"$work/diff"; then
+		echo "ok $k - $name"
+		return 0
+	fi
+	echo "not ok $k - $name"
+	diag "$work/diff"
+	echo "# broker side (stderr, broker log):"
+	diag "$work/broker.err"
+	echo "# native side (stderr):"
+	diag "$work/native.err"
+	return 1
+}
+
 k=0 failed=0
 echo "1..$((${#files[@]} + random))"
-if ((!native_only)) && [[ ! -x $SHAREDRY ]]; then
+if ((!native_only && !broker)) && [[ ! -x $SHAREDRY ]]; then
 	echo "Bail out! sharedry not found (build it, or set SHAREDRY)"
 	exit 1
 fi
+if ((broker)); then
+	for p in "$SHAREBROKERD" "$SHARECTL" "$LIBSHARE_SO" "$LEGACY_SIM"; do
+		if [[ ! -e $p ]]; then
+			echo "Bail out! $p not found (build it, or set its variable)"
+			exit 1
+		fi
+	done
+	if ! "$LEGACY_SIM" --check; then
+		echo "Bail out! legacy-sim cannot simulate a legacy kernel here"
+		exit 1
+	fi
+fi
 for f in "${files[@]}"; do
+	if ((broker)) && unlegacy "$f"; then
+		echo "ok $((++k)) - $(basename "$f") # SKIP namespace copy or pivot_root: not in the legacy setting"
+		continue
+	fi
 	mapfile -t views < <(views_of "$f")
-	run_one $((++k)) "$(basename "$f")" "$f" "${views[@]}" || failed=1
+	if ! run_one $((++k)) "$(basename "$f")" "$f" "${views[@]}"; then
+		failed=1
+		if ((broker)); then
+			echo "# script $f:"
+			diag "$f"
+		fi
+	fi
 done
 for ((i = 0; i < random; i++)); do
 	seed=$((seed_base + i))
 	script=$work/random-$seed.sh
-	"$bindir/gen" "$seed" >"$script"
+	"${gen[@]}" "$seed" >"$script"
 	mapfile -t nsviews < <(views_of "$script" | grep ':/$')
 	if ! run_one $((++k)) "random seed $seed" "$script" / '$B/j1' '$B/j2' \
 		"${nsviews[@]}"; then
 		failed=1
-		echo "# seed $seed (reproduce: gen $seed >s.sh; run-diff.sh s.sh):"
+		echo "# seed $seed (reproduce: ${gen[*]##*/} $seed >s.sh;" \
+			"run-diff.sh$( ((broker)) && echo " --broker") s.sh):"
 		diag "$script"
 	fi
 done
