@@ -1,0 +1,206 @@
+#!/bin/bash
+# mkjail.sh: a minimal working chroot jail for libshare.
+#
+#   mkjail.sh [--no-shim] JAILDIR [SHIM]
+#   mkjail.sh --remove JAILDIR
+#
+# Builds, as root, a jail in which the system's own programs run:
+#
+#   JAILDIR/usr           the system's /usr, bound read-only
+#   JAILDIR/bin, lib, ... the merged-usr symlinks (bin -> usr/bin, ...) as the
+#                         host has them; a top directory that is not a
+#                         symlink on the host is bound read-only like /usr
+#   JAILDIR/etc           passwd, group, ld.so.cache, and ld.so.preload
+#   JAILDIR/dev/null      a device node (a bind of the host's if mknod fails)
+#   JAILDIR/tmp, run      empty; util-linux keeps /run/mount/utab there
+#   JAILDIR/proc          an empty directory (nothing is mounted on it)
+#   JAILDIR/libshare/libshare.so
+#                         a copy of the shim, named by /etc/ld.so.preload,
+#                         so that every dynamically linked program of the
+#                         jail loads it, the setuid mount and umount too
+#                         (the loader honours ld.so.preload for them, where
+#                         it ignores LD_PRELOAD)
+#
+# SHIM defaults to $LIBSHARE_SO, else the shim built beside this script
+# (../shim/libshare.so), else an installed libshare.so.  --no-shim builds
+# the same jail without the shim and without ld.so.preload: there the
+# kernel answers the jail's mount calls itself (the tests compare the two).
+#
+# The mounts (/usr and its likes) are made with the mount(8) found in PATH,
+# in the caller's environment.  Run mkjail.sh BEFORE starting sharebrokerd,
+# which imports the host's mount table when it starts; with a broker already
+# running, run it with LD_PRELOAD=libshare.so (and LIBSHARE_SOCKET) so that
+# the broker makes these mounts itself and its graph stays true.  The same
+# holds for --remove, which unmounts only what mkjail.sh mounted and leaves
+# the files in place.
+#
+# Running it again on a built jail refreshes the files and the shim and
+# mounts only what is missing.  Exit status: 0 done, 1 failure, 2 usage.
+set -eu
+
+prog=${0##*/}
+here=$(cd "$(dirname "$0")" && pwd)
+
+usage() {
+	echo "usage: $prog [--no-shim] JAILDIR [SHIM]" >&2
+	echo "       $prog --remove JAILDIR" >&2
+	exit 2
+}
+
+die() {
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+# The top directories a program's paths may start with: symlinks into usr/
+# on a merged-usr system (Debian 12), real directories on older ones.
+TOPS="bin sbin lib lib32 lib64 libx32"
+
+is_mountpoint() {
+	mountpoint -q -- "$1" 2>/dev/null
+}
+
+# A read-only bind of a host directory; a second run leaves it as it is.
+bind_ro() {
+	local src=$1 dst=$2
+	mkdir -p -- "$dst"
+	is_mountpoint "$dst" && return 0
+	mount --bind -- "$src" "$dst" || die "cannot bind $src on $dst"
+	mount -o remount,bind,ro -- "$dst" ||
+		die "cannot make $dst read-only"
+}
+
+find_shim() {
+	local c
+	for c in "${LIBSHARE_SO:-}" "$here/../shim/libshare.so" \
+		"$here/../../../lib/libshare.so" /usr/local/lib/libshare.so \
+		/usr/lib/libshare.so; do
+		if [[ -n $c && -f $c ]]; then
+			echo "$c"
+			return 0
+		fi
+	done
+	return 1
+}
+
+make_etc() {
+	local j=$1
+	mkdir -p -- "$j/etc"
+	printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' \
+		'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin' \
+		>"$j/etc/passwd"
+	printf '%s\n' 'root:x:0:' 'nogroup:x:65534:' >"$j/etc/group"
+	# The loader finds the system's libraries without it, only slower.
+	if [[ -f /etc/ld.so.cache ]]; then
+		cp -- /etc/ld.so.cache "$j/etc/ld.so.cache"
+	fi
+}
+
+make_dev() {
+	local j=$1
+	mkdir -p -- "$j/dev"
+	[[ -c $j/dev/null ]] && return 0
+	is_mountpoint "$j/dev/null" && return 0
+	rm -f -- "$j/dev/null"
+	if ! mknod -m 666 -- "$j/dev/null" c 1 3 2>/dev/null; then
+		# a nodev filesystem: borrow the host's node instead
+		: >"$j/dev/null"
+		mount --bind /dev/null "$j/dev/null" ||
+			die "cannot make $j/dev/null"
+	fi
+}
+
+make_tops() {
+	local j=$1 t target
+	for t in $TOPS; do
+		if [[ -L /$t ]]; then
+			target=$(readlink "/$t")
+			if [[ -L $j/$t || ! -e $j/$t ]]; then
+				ln -sfn -- "$target" "$j/$t"
+			fi
+		elif [[ -d /$t ]]; then
+			bind_ro "/$t" "$j/$t"
+		fi
+	done
+}
+
+install_shim() {
+	local j=$1 shim=$2
+	mkdir -p -- "$j/libshare"
+	# a fresh file each time: a running program may map the old one
+	cp -- "$shim" "$j/libshare/libshare.so.new"
+	chmod 755 "$j/libshare/libshare.so.new"
+	mv -f -- "$j/libshare/libshare.so.new" "$j/libshare/libshare.so"
+	echo /libshare/libshare.so >"$j/etc/ld.so.preload"
+}
+
+remove_shim() {
+	local j=$1
+	rm -f -- "$j/etc/ld.so.preload" "$j/libshare/libshare.so"
+	rmdir -- "$j/libshare" 2>/dev/null || true
+}
+
+build() {
+	local j=$1 shim=$2
+	mkdir -p -- "$j"
+	bind_ro /usr "$j/usr"
+	make_tops "$j"
+	make_etc "$j"
+	make_dev "$j"
+	mkdir -p -- "$j/tmp" "$j/run" "$j/proc"
+	chmod 1777 "$j/tmp"
+	if [[ -n $shim ]]; then
+		install_shim "$j" "$shim"
+	else
+		remove_shim "$j"
+	fi
+}
+
+# Unmounts what build() mounted, deepest first; files stay.
+remove() {
+	local j=$1 m failed=0
+	[[ -d $j ]] || die "$j: no such directory"
+	for m in "$j/dev/null" $(for t in $TOPS; do echo "$j/$t"; done) \
+		"$j/usr"; do
+		[[ -L $m ]] && continue
+		is_mountpoint "$m" || continue
+		umount -- "$m" || failed=1
+	done
+	[[ $failed -eq 0 ]] || die "$j: some mounts are still in place"
+}
+
+main() {
+	local mode=build shim=none
+	case ${1:-} in
+	--remove) mode=remove; shift ;;
+	--no-shim) shim=; shift ;;
+	--help|-h) usage ;;
+	-*) usage ;;
+	esac
+	[[ $# -ge 1 && -n $1 ]] || usage
+	[[ $(id -u) -eq 0 ]] || die "must be run as root"
+	local j
+	j=$(realpath -m -- "$1")
+	[[ $j != / ]] || die "refusing to build a jail on /"
+	if [[ $mode == remove ]]; then
+		[[ $# -eq 1 ]] || usage
+		remove "$j"
+		return
+	fi
+	[[ $# -le 2 ]] || usage
+	if [[ $shim == none ]]; then
+		if [[ $# -eq 2 ]]; then
+			shim=$2
+			[[ -f $shim ]] || die "$shim: no such file"
+		else
+			shim=$(find_shim) || die "no libshare.so found: build" \
+				"it (make), or name it: $prog JAILDIR SHIM"
+		fi
+		shim=$(realpath -- "$shim")
+	elif [[ $# -eq 2 ]]; then
+		usage
+	fi
+	build "$j" "$shim"
+}
+
+main "$@"
