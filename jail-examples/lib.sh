@@ -1,0 +1,358 @@
+# shellcheck shell=bash
+# lib.sh: what the example scripts share (sourced by example*.sh, not run).
+#
+# An example calls ex_init first.  It then has:
+#   $B          its sandbox, a tmpfs of its own under /tmp
+#   $SOCK       the socket of its own broker (abstract, unique)
+#   ex_jail J   builds the jail $B/J with mkjail.sh (before the broker starts)
+#   ex_broker   starts the broker on $SOCK, state in $B/state
+#   host CMD    prints and runs CMD on the host through the shim
+#               (LD_PRELOAD=libshare.so, LIBSHARE_SOCKET=$SOCK)
+#   jail J CMD  prints and runs CMD chrooted in $B/J; the jail's
+#               /etc/ld.so.preload loads the shim, LIBSHARE_SOCKET names
+#               the broker
+#   check/fail  the verification: a failed check ends the example with
+#               exit 1 and says what the RFC expected
+# and on exit, whatever happened, the broker is stopped and every mount of
+# the sandbox is gone.
+#
+# Binaries: SHAREBROKERD, SHARECTL and LIBSHARE_SO name them; otherwise the
+# ones built beside this directory (../daemon, ../shim), else the installed
+# ones (PREFIX/share/libshare/jail-examples -> PREFIX/sbin, bin, lib), else
+# PATH.
+
+ex_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+die() {
+	echo "${EX_NAME:-example}: $*" >&2
+	exit 1
+}
+
+# The first candidate that exists, else nothing (status 1).
+first_file() {
+	local c
+	for c in "$@"; do
+		if [[ -n $c && -f $c ]]; then
+			echo "$c"
+			return 0
+		fi
+	done
+	return 1
+}
+
+ex_find_binaries() {
+	local prefix=$ex_here/../../..
+	SHAREBROKERD=${SHAREBROKERD:-$(first_file \
+		"$ex_here/../daemon/sharebrokerd" "$prefix/sbin/sharebrokerd" \
+		"$(command -v sharebrokerd || true)")} ||
+		die "sharebrokerd not found: build it (make) or set SHAREBROKERD"
+	SHARECTL=${SHARECTL:-$(first_file \
+		"$ex_here/../daemon/sharectl" "$prefix/bin/sharectl" \
+		"$(command -v sharectl || true)")} ||
+		die "sharectl not found: build it (make) or set SHARECTL"
+	LIBSHARE_SO=${LIBSHARE_SO:-$(first_file \
+		"$ex_here/../shim/libshare.so" "$prefix/lib/libshare.so" \
+		/usr/local/lib/libshare.so /usr/lib/libshare.so)} ||
+		die "libshare.so not found: build it (make) or set LIBSHARE_SO"
+	SHAREBROKERD=$(realpath -- "$SHAREBROKERD")
+	SHARECTL=$(realpath -- "$SHARECTL")
+	LIBSHARE_SO=$(realpath -- "$LIBSHARE_SO")
+	export SHAREBROKERD SHARECTL LIBSHARE_SO
+}
+
+# True when some mount of this namespace propagates (a systemd host).
+kernel_propagates() {
+	awk '$7 ~ /^(shared|master):/ { found = 1 } END { exit !found }' \
+		/proc/self/mountinfo
+}
+
+# The broker refuses a namespace whose mounts the kernel already
+# propagates: run the example in a private copy of it.  That copy also
+# takes the sandbox away if the example is killed.  A legacy kernel
+# without mount namespaces has nothing shared, and runs it in place.
+ex_private_namespace() {
+	[[ -n ${LIBSHARE_EXAMPLE_NS:-} ]] && return 0
+	if unshare -m --propagation private true 2>/dev/null; then
+		export LIBSHARE_EXAMPLE_NS=1
+		exec unshare -m --propagation private -- \
+			bash "$EX_SCRIPT" "$@"
+	fi
+	if kernel_propagates; then
+		die "the kernel propagates this namespace's mounts and no" \
+			"private namespace can be made: run" \
+			"'mount --make-rprivate /' first"
+	fi
+}
+
+# ex_init NAME "$@": the namespace, the binaries, the sandbox, the trap.
+ex_init() {
+	EX_NAME=$1
+	shift
+	EX_SCRIPT=$(realpath -- "$0")
+	[[ $(id -u) -eq 0 ]] || die "must be run as root"
+	ex_private_namespace "$@"
+	ex_find_binaries
+	MKJAIL=$ex_here/mkjail.sh
+	EX_CHECKS=0
+	EX_BROKER=
+	EX_JAILS=
+	SOCK=@libshare-$EX_NAME-$$
+	B=$(mktemp -d "/tmp/libshare-$EX_NAME.XXXXXX")
+	trap ex_cleanup EXIT
+	mount -t tmpfs "$EX_NAME-sandbox" "$B" || die "cannot mount the sandbox"
+	echo "== $EX_NAME: sandbox B=$B, broker socket $SOCK"
+}
+
+ex_jail() {
+	EX_JAILS+=" $1"
+	"$MKJAIL" "$B/$1" "$LIBSHARE_SO" >/dev/null ||
+		die "mkjail.sh $B/$1 failed"
+	echo "   jail $1: $B/$1 (mkjail.sh: /usr read-only, shim in" \
+		"/etc/ld.so.preload)"
+}
+
+# Its warnings about the host's own mounts (covered ones, out of its
+# reach) go to $B/state/start.log, shown only if something fails.
+ex_broker() {
+	mkdir -p "$B/state"
+	"$SHAREBROKERD" --socket "$SOCK" --state-dir "$B/state" \
+		2>"$B/state/start.log" ||
+		die "sharebrokerd did not start: $(cat "$B/state/start.log")"
+	EX_BROKER=started
+	echo "   broker: $("$SHARECTL" --socket "$SOCK" status)"
+}
+
+# The broker's pid, found by its command line (it detaches): only the
+# process started with this example's own socket.
+ex_broker_pid() {
+	local p
+	for p in /proc/[0-9]*; do
+		if tr '\0' ' ' <"$p/cmdline" 2>/dev/null |
+			grep -qF -- "--socket $SOCK "; then
+			echo "${p#/proc/}"
+		fi
+	done
+}
+
+ex_stop_broker() {
+	local i pid
+	[[ -n $EX_BROKER ]] || return 0
+	EX_BROKER=
+	"$SHARECTL" --socket "$SOCK" stop >/dev/null 2>&1 || true
+	for ((i = 0; i < 50; i++)); do
+		"$SHARECTL" --socket "$SOCK" status >/dev/null 2>&1 || return 0
+		sleep 0.1
+	done
+	echo "$EX_NAME: the broker did not stop; killing it" >&2
+	for pid in $(ex_broker_pid); do
+		kill "$pid" 2>/dev/null || true
+	done
+}
+
+# Mount points under the sandbox, latest first (mountinfo's octal escapes
+# decoded by printf %b).
+ex_sandbox_mounts() {
+	awk -v b="$B" '$5 == b || index($5, b "/") == 1 { print $5 }' \
+		/proc/self/mountinfo | tac | while read -r m; do
+		printf '%b\n' "$m"
+	done
+}
+
+ex_cleanup() {
+	local rc=$? m
+	trap - EXIT
+	set +e
+	if [[ $rc -ne 0 ]]; then
+		for m in start.log sharebrokerd.log; do
+			[[ -s $B/state/$m ]] || continue
+			echo "-- the broker's $m:" >&2
+			tail -n 20 "$B/state/$m" >&2
+		done
+	fi
+	ex_stop_broker
+	for m in $(ex_sandbox_mounts); do
+		umount -l -- "$m" 2>/dev/null
+	done
+	rmdir -- "$B" 2>/dev/null
+	exit "$rc"
+}
+
+# --- doing and showing ----------------------------------------------------
+
+say() {
+	echo
+	echo "## $*"
+}
+
+# Prints a command as one would type it, with the sandbox written as $B.
+show_cmd() {
+	local who=$1 a line=
+	shift
+	for a in "$@"; do
+		[[ $a == *[[:space:]\"\'\>\<\;\|\&]* ]] && a="'${a//\'/\'\\\'\'}'"
+		line+=" $a"
+	done
+	echo "$who#${line//$B/\$B}"
+}
+
+host() {
+	show_cmd host "$@"
+	LD_PRELOAD=$LIBSHARE_SO LIBSHARE_SOCKET=$SOCK "$@" ||
+		die "host command failed: ${*//$B/\$B}"
+}
+
+jail() {
+	local j=$1
+	shift
+	show_cmd "$j" "$@"
+	env -u LD_PRELOAD LIBSHARE_SOCKET="$SOCK" chroot "$B/$j" "$@" ||
+		die "command in jail $j failed: $*"
+}
+
+# write WHO PATH TEXT: puts TEXT (plain words) in a file, as the host or
+# inside a jail.
+write() {
+	local who=$1 path=$2 text=$3
+	if [[ $who == host ]]; then
+		echo "host# echo $text >${path//$B/\$B}"
+		echo "$text" >"$path" || die "cannot write $path"
+	else
+		jail "$who" sh -c "echo $text >$path"
+	fi
+}
+
+# What a side sees in a directory: its entries, with the text of each
+# file.  WHO is "host" (PATH under $B) or a jail's name (PATH in the jail).
+listing() {
+	local who=$1 path=$2
+	# shellcheck disable=SC2016 # expanded by the sh that runs it
+	local script='cd "$1" 2>/dev/null || { echo "(no such directory)"; exit; }
+		for f in * .[!.]*; do
+			[ -e "$f" ] || continue
+			if [ -f "$f" ]; then printf "%s=\"%s\" " "$f" "$(cat "$f")"
+			else printf "%s/ " "$f"; fi
+		done'
+	if [[ $who == host ]]; then
+		sh -c "$script" sh "$path"
+	else
+		env -u LD_PRELOAD chroot "$B/$who" sh -c "$script" sh "$path"
+	fi
+}
+
+show_dir() {
+	local who=$1 path=$2
+	printf '   %-6s %-22s %s\n' "$who:" "${path//$B/\$B}" \
+		"$(listing "$who" "$path")"
+}
+
+# The kernel's own table as findmnt draws it (children under their
+# parent), limited to the sandbox and without the jails' /usr and the
+# broker's state directory.  Every mount here is a plain private mount:
+# the propagation lives in the broker's graph.
+show_mounts() {
+	echo "   the kernel's mount table under \$B:"
+	awk -v b="$B" -v jails="$EX_JAILS" '
+		BEGIN {
+			nj = split(jails, jl, " ")
+			for (k = 1; k <= nj; k++) hide[b "/" jl[k] "/usr"]
+		}
+		index($5, b "/") != 1 || ($5 in hide) { next }
+		index($5, b "/state") == 1 { next }
+		{
+			for (i = 7; $i != "-"; i++) ;
+			target[$1] = "$B" substr($5, length(b) + 1)
+			line[$1] = sprintf("%-18s %s", $(i + 2), $(i + 1))
+			parent[$1] = $2; order[++n] = $1
+		}
+		function draw(id, depth,   k) {
+			printf "     %*s%-*s %s\n", 2 * depth, "", 28 - 2 * depth,
+				target[id], line[id]
+			for (k = 1; k <= n; k++)
+				if (parent[order[k]] == id) draw(order[k], depth + 1)
+		}
+		END {
+			for (k = 1; k <= n; k++)
+				if (!(parent[order[k]] in line)) draw(order[k], 0)
+		}' /proc/self/mountinfo
+}
+
+# The sources of the stack of mounts at exactly PATH (a host path), bottom
+# first: each one is mounted on the one before (parent ids), whatever the
+# order of mountinfo's lines.
+sources_at() {
+	awk -v p="$1" '
+		$5 == p {
+			for (i = 7; $i != "-"; i++) ;
+			src[$1] = $(i + 2); parent[$1] = $2; n++
+		}
+		END {
+			for (id in src) if (!(parent[id] in src)) cur = id
+			for (k = 0; k < n && cur != ""; k++) {
+				printf "%s ", src[cur]; next_id = ""
+				for (id in src) if (parent[id] == cur) next_id = id
+				cur = next_id
+			}
+		}' /proc/self/mountinfo
+}
+
+# The content of a file as WHO sees it, or nothing.
+content() {
+	local who=$1 path=$2
+	if [[ $who == host ]]; then
+		cat -- "$path" 2>/dev/null
+	else
+		env -u LD_PRELOAD chroot "$B/$who" cat -- "$path" 2>/dev/null
+	fi
+	return 0
+}
+
+# --- verifying -------------------------------------------------------------
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+pass() {
+	EX_CHECKS=$((EX_CHECKS + 1))
+	echo "   ok: $*"
+}
+
+# expect_content WHO PATH TEXT WHY: WHO reads TEXT at PATH.
+expect_content() {
+	local who=$1 path=$2 want=$3 why=$4 got
+	got=$(content "$who" "$path")
+	[[ $got == "$want" ]] ||
+		fail "$why: $who reads '${got:-<nothing>}' at ${path//$B/\$B}," \
+			"expected '$want'"
+	pass "$why"
+}
+
+# expect_missing WHO PATH WHY: nothing at PATH for WHO.
+expect_missing() {
+	local who=$1 path=$2 why=$3 found
+	if [[ $who == host ]]; then
+		[[ -e $path ]] && found=yes
+	else
+		chroot "$B/$who" test -e "$path" 2>/dev/null && found=yes
+	fi
+	[[ -z ${found:-} ]] ||
+		fail "$why: $who still sees ${path//$B/\$B}"
+	pass "$why"
+}
+
+# expect_sources PATH "SRC..." WHY: the kernel's stack at a host path.
+expect_sources() {
+	local path=$1 want=$2 why=$3 got
+	got=$(sources_at "$path")
+	[[ ${got% } == "$want" ]] ||
+		fail "$why: the mounts at ${path//$B/\$B} are '${got% }'," \
+			"expected '$want'"
+	pass "$why"
+}
+
+ex_done() {
+	ex_stop_broker
+	echo
+	echo "== $EX_NAME: all $EX_CHECKS checks passed"
+}
