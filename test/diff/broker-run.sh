@@ -93,6 +93,7 @@ mounts_under() {
 
 cleanup() {
 	local m left
+	trap '' PIPE    # a reader gone: the cleanup goes on regardless
 	stop_broker
 	if [[ -s $state/sharebrokerd.log ]]; then
 		echo "--- broker log"
@@ -114,6 +115,7 @@ trap cleanup EXIT
 trap 'exit 129' HUP     # a signal runs the cleanup too (a live broker
 trap 'exit 130' INT     # would keep this namespace and its mounts alive)
 trap 'exit 143' TERM
+trap 'exit 141' PIPE
 
 # The make-private must come first: under legacy-sim nothing can.
 /usr/bin/mount -t tmpfs BASE "$dir" && /usr/bin/mount --make-private "$dir" ||

@@ -26,8 +26,11 @@
  * -P drops the propagation fields (shared:, master:, propagate_from:,
  * unbindable) for the broker differential (broker-run.sh): there the
  * kernel's own table is all private, the propagation lives in the broker's
- * graph. A "--- files" section (the paths a runner saw) ends a view and is
- * passed through.
+ * graph. The "--- order" section stays: the broker makes each mount at its
+ * staging directory and moves it into place, but a move keeps a mount's
+ * place in mountinfo (creation order), and the broker creates in the
+ * kernel's order. A "--- files" section (the paths a runner saw) ends a
+ * view and is passed through.
  */
 #include <stdbool.h>
 #include <stdio.h>
