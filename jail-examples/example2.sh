@@ -16,6 +16,7 @@
 # Run as root: ./example2.sh.  Exit 0 when everything happened as the RFC
 # says, 1 with a FAIL line otherwise.  It leaves nothing behind.
 set -eu
+# shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 ex_init example2 "$@"
 

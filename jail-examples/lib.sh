@@ -11,8 +11,13 @@
 #   jail J CMD  prints and runs CMD chrooted in $B/J; the jail's
 #               /etc/ld.so.preload loads the shim, LIBSHARE_SOCKET names
 #               the broker
-#   check/fail  the verification: a failed check ends the example with
-#               exit 1 and says what the RFC expected
+#   write, show_dir, show_mounts
+#               a file's text put in place; what a side sees in a
+#               directory; the kernel's table under $B
+#   expect_*    the verification: each check prints "ok: WHY", or ends
+#               the example with exit 1 and a FAIL line saying what the
+#               RFC expected and what was there instead
+#   ex_done     the broker stopped, the count of checks passed
 # and on exit, whatever happened, the broker is stopped and every mount of
 # the sandbox is gone.
 #
@@ -40,24 +45,27 @@ first_file() {
 	return 1
 }
 
+# pick VAR WHAT CANDIDATE...: VAR keeps its value if set, else takes the
+# first candidate that exists; either way it must name a file.
+pick() {
+	local var=$1 what=$2 path
+	shift 2
+	path=${!var:-$(first_file "$@")} || true
+	[[ -n $path && -f $path ]] ||
+		die "$what not found${path:+ at $path}: build it (make) or set $var"
+	printf -v "$var" '%s' "$(realpath -- "$path")"
+	export "${var?}"
+}
+
 ex_find_binaries() {
 	local prefix=$ex_here/../../..
-	SHAREBROKERD=${SHAREBROKERD:-$(first_file \
-		"$ex_here/../daemon/sharebrokerd" "$prefix/sbin/sharebrokerd" \
-		"$(command -v sharebrokerd || true)")} ||
-		die "sharebrokerd not found: build it (make) or set SHAREBROKERD"
-	SHARECTL=${SHARECTL:-$(first_file \
-		"$ex_here/../daemon/sharectl" "$prefix/bin/sharectl" \
-		"$(command -v sharectl || true)")} ||
-		die "sharectl not found: build it (make) or set SHARECTL"
-	LIBSHARE_SO=${LIBSHARE_SO:-$(first_file \
-		"$ex_here/../shim/libshare.so" "$prefix/lib/libshare.so" \
-		/usr/local/lib/libshare.so /usr/lib/libshare.so)} ||
-		die "libshare.so not found: build it (make) or set LIBSHARE_SO"
-	SHAREBROKERD=$(realpath -- "$SHAREBROKERD")
-	SHARECTL=$(realpath -- "$SHARECTL")
-	LIBSHARE_SO=$(realpath -- "$LIBSHARE_SO")
-	export SHAREBROKERD SHARECTL LIBSHARE_SO
+	pick SHAREBROKERD sharebrokerd "$ex_here/../daemon/sharebrokerd" \
+		"$prefix/sbin/sharebrokerd" "$(command -v sharebrokerd || true)"
+	pick SHARECTL sharectl "$ex_here/../daemon/sharectl" \
+		"$prefix/bin/sharectl" "$(command -v sharectl || true)"
+	pick LIBSHARE_SO libshare.so "$ex_here/../shim/libshare.so" \
+		"$prefix/lib/libshare.so" /usr/local/lib/libshare.so \
+		/usr/lib/libshare.so
 }
 
 # True when some mount of this namespace propagates (a systemd host).
@@ -153,7 +161,7 @@ ex_stop_broker() {
 # decoded by printf %b).
 ex_sandbox_mounts() {
 	awk -v b="$B" '$5 == b || index($5, b "/") == 1 { print $5 }' \
-		/proc/self/mountinfo | tac | while read -r m; do
+		/proc/self/mountinfo | tac | while IFS= read -r m; do
 		printf '%b\n' "$m"
 	done
 }
@@ -170,7 +178,7 @@ ex_cleanup() {
 		done
 	fi
 	ex_stop_broker
-	for m in $(ex_sandbox_mounts); do
+	ex_sandbox_mounts | while IFS= read -r m; do
 		umount -l -- "$m" 2>/dev/null
 	done
 	rmdir -- "$B" 2>/dev/null
@@ -334,7 +342,8 @@ expect_missing() {
 	if [[ $who == host ]]; then
 		[[ -e $path ]] && found=yes
 	else
-		chroot "$B/$who" test -e "$path" 2>/dev/null && found=yes
+		env -u LD_PRELOAD chroot "$B/$who" test -e "$path" 2>/dev/null &&
+			found=yes
 	fi
 	[[ -z ${found:-} ]] ||
 		fail "$why: $who still sees ${path//$B/\$B}"
