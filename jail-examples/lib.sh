@@ -135,7 +135,7 @@ ex_broker() {
 ex_broker_pid() {
 	local p
 	for p in /proc/[0-9]*; do
-		if tr '\0' ' ' <"$p/cmdline" 2>/dev/null |
+		if tr '\0' ' ' 2>/dev/null <"$p/cmdline" |
 			grep -qF -- "--socket $SOCK "; then
 			echo "${p#/proc/}"
 		fi
