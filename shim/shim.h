@@ -1,0 +1,85 @@
+/* shim.h: the inside of libshare.so, the preload library that forwards
+ * the mount-family calls of jailed processes to sharebrokerd.
+ *
+ * Error convention: the internal functions return 0 or a negative errno,
+ * as the kernel does, and never touch errno; only the exported wrappers
+ * set errno, and only when they fail (design.md principle 6).  Nothing here
+ * allocates, locks, exits or prints: a wrapper may run before the
+ * constructors, in a vfork child, in a signal handler or after fork in a
+ * threaded program.
+ */
+#ifndef LS_SHIM_H
+#define LS_SHIM_H
+
+#include <errno.h>
+#include <stdint.h>
+#include "libshare_proto.h"
+
+/* The interposed names: everything else stays hidden (-fvisibility=hidden,
+ * libshare.map). */
+#define SHIM_EXPORT __attribute__((visibility("default")))
+
+/* The kernel's limit on a path (PATH_MAX, counting the NUL) and on mount
+ * data (one page, whose last byte the kernel forces to NUL: path_mount()). */
+#define SHIM_PATH_MAX 4096
+#define SHIM_DATA_MAX 4095
+
+/* raw.c: a system call without libc: no errno, no cancellation point, no
+ * symbol to resolve.  Returns the result or -errno. */
+#if defined(__x86_64__) && !defined(SHIM_NO_ASM)
+static inline long shim_raw(long nr, long a, long b, long c, long d, long e,
+			    long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
+			   "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#else
+long shim_raw(long nr, long a, long b, long c, long d, long e, long f);
+#endif
+
+/* The libc convention on top of a raw result: -1 and errno on failure,
+ * errno untouched otherwise. */
+static inline long shim_ret(long r)
+{
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+/* conn.c: one request to the broker, on a connection of its own. */
+struct shim_req {
+	uint16_t op;                     /* enum ls_op */
+	uint64_t arg;
+	const char *field[LS_NFIELDS];   /* NULL: absent */
+	uint32_t len[LS_NFIELDS];        /* bytes of each present field */
+};
+
+/* shim_call()'s answer when no broker, or none that is root, answered:
+ * positive, so that it cannot be taken for 0 or a -errno. */
+#define SHIM_NOBROKER 1
+
+/* The broker's answer (0 or -errno), -EIO for a malformed reply, or
+ * SHIM_NOBROKER. */
+int shim_call(const struct shim_req *q);
+/* Whether LIBSHARE_FALLBACK=native asks for the kernel's own call when no
+ * broker answers. */
+int shim_fallback_native(void);
+
+/* mount.c: the calls themselves, for the wrappers and for syscall(). */
+long shim_mount(const char *source, const char *target, const char *type,
+		unsigned long flags, const void *data);
+long shim_umount2(const char *target, int flags);
+long shim_pivot_root(const char *new_root, const char *put_old);
+long shim_chroot(const char *path);
+
+#endif
