@@ -21,8 +21,24 @@ struct handle {
 	uint64_t seq;          /* the engine mount's seq: key of by_seq */
 	int fd;
 	int kid;               /* the kernel's mount id (fdinfo mnt_id) */
+	dev_t dev;             /* its superblock */
 	struct mount *m;
 	UT_hash_handle hh, hk; /* by_seq, by_kid */
+};
+
+struct devref {                /* a superblock the graph holds mounts of */
+	dev_t dev;
+	struct fs *fs;
+	unsigned n;            /* handles on it */
+	UT_hash_handle hh;
+};
+
+/* A path a caller named: its place, and the descriptor the walk ended on,
+ * which the executor uses rather than walking the names again. */
+struct named {
+	struct loc at;
+	char *buf;             /* at.dir's storage */
+	int fd;
 };
 
 struct jail {                  /* a root some caller had */
@@ -46,6 +62,7 @@ struct broker {
 	struct graph g;
 	struct ns *ns;
 	struct handle *by_seq, *by_kid;
+	struct devref *devs;
 	struct jail *jails;
 	const char *state_dir;
 	char *stage, *stage_file, *park; /* the executor's own places */
@@ -57,8 +74,9 @@ struct broker {
 	int *busy_kids;        /* mounts in use by some process, sorted */
 	size_t nbusy;
 	bool busy_known;
-	const char *data;      /* the caller's mount data, for NEW/REMOUNT */
-	unsigned long ms;      /* the caller's mount flags */
+	const char *data;      /* the caller's mount data, for REMOUNT */
+	int staged;            /* the new mount made for a NEW, or -1 */
+	struct named *target, *source;
 };
 
 void broker_log(const struct broker *b, const char *fmt, ...)
@@ -70,14 +88,16 @@ int handle_add(struct broker *b, struct mount *m, int fd);
 struct handle *handle_of(const struct broker *b, const struct mount *m);
 struct mount *mount_of_kid(const struct broker *b, int kid);
 void handle_drop(struct broker *b, struct handle *h);
+struct fs *fs_of_dev(const struct broker *b, dev_t dev);
+int refresh_paths(struct broker *b);
 int fd_mnt_id(int fd);
 
 /* resolve.c */
 int peer_read(struct peer *p, pid_t pid, uid_t uid, gid_t gid);
 void peer_close(struct peer *p);
 enum { RES_FOLLOW = 0, RES_NOFOLLOW = 1 };
-int resolve(struct broker *b, const char *path, int how, struct loc *out,
-	    char **dirbuf);
+int resolve(struct broker *b, const char *path, int how, struct named *out);
+void named_free(struct named *n);
 int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
 
 /* calls.c */
@@ -88,6 +108,9 @@ int call_pivot_root(struct broker *b, const char *new_root,
 		    const char *put_old, int *newroot, bool *cwd_too);
 
 /* exec.c */
+int stage_new(struct broker *b, const char *source, const char *type,
+	      unsigned long ms, const char *data);
+void unstage(struct broker *b);
 int exec_plan(struct broker *b);
 void exec_commit(struct broker *b);
 bool busy(void *ctx, const struct mount *m);

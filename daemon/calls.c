@@ -1,15 +1,22 @@
 /* calls.c: the system calls a caller forwards, each checked in the
  * kernel's order (target lookup, flags, privilege, then the operation's own
  * checks in the engine), planned, executed and committed as one request.
+ *
+ * A request that meets a stale name (a directory renamed since the graph
+ * learned it, EIO from the lookup or the executor) runs again after the
+ * graph's names are read again from the kernel, a few times at most: the
+ * graph names places by path, the kernel by dentry.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "broker.h"
+
+enum { RETRIES = 3 };          /* names read again while renames race us */
 
 /* The caller as the engine sees it; root's directory lives in *buf. */
 static int caller_of(struct broker *b, struct caller *c, char **buf)
@@ -19,7 +26,7 @@ static int caller_of(struct broker *b, struct caller *c, char **buf)
 	return fd_loc(b, b->peer->root, &c->root, buf);
 }
 
-/* Plans with op, executes, commits: all or nothing. */
+/* Executes the open plan and commits it, or abandons it: all or nothing. */
 static int apply(struct broker *b, int err)
 {
 	if (!err)
@@ -31,19 +38,35 @@ static int apply(struct broker *b, int err)
 	return err;
 }
 
+/* A new filesystem: the kernel makes it first (at the broker's staging
+ * place), which is also the kernel's order: its errors (ENODEV, bad
+ * options, no device) come before those of attaching it (EBUSY, ENOTDIR,
+ * ENOSPC).  Its superblock says whether the graph has the filesystem
+ * already (a device mounted again, sysfs). */
 static int mount_new(struct broker *b, const struct caller *c, struct loc at,
-		     const char *source, const char *type, unsigned long ms)
+		     const char *source, const char *type, unsigned long ms,
+		     const char *data)
 {
+	struct stat st;
 	if (!type)
 		return -EINVAL;
-	if (!*type)
-		return -ENODEV;
-	struct fs *fs = fs_new(&b->g, type, "");
+	int err = stage_new(b, source, type, ms, data);
+	if (err)
+		return err;
+	if (fstat(b->staged, &st) < 0) {
+		err = -errno;
+		unstage(b);
+		return err;
+	}
+	struct fs *fs = fs_of_dev(b, st.st_dev);
+	if (!fs)
+		fs = fs_new(&b->g, type, "");
 	fs->refs++;                /* ours, whatever the plan does */
 	plan_begin(&b->g);
-	int err = apply(b, op_mount_fs(&b->g, c, at, fs,
-				       source ? source : "none", ms));
+	err = apply(b, op_mount_fs(&b->g, c, at, fs, source ? source : "none",
+				   ms));
 	fs_put(fs);
+	unstage(b);
 	return err;
 }
 
@@ -51,84 +74,106 @@ static int mount_new(struct broker *b, const struct caller *c, struct loc at,
 static int mount_two(struct broker *b, const struct caller *c, struct loc at,
 		     const char *source, int kind, unsigned long ms)
 {
-	struct loc from;
-	char *buf;
+	struct named from;
 	if (!source || !*source)
 		return kind == CALL_BIND ? -EINVAL : -ENOENT;
-	int err = resolve(b, source, RES_FOLLOW, &from, &buf);
+	int err = resolve(b, source, RES_FOLLOW, &from);
 	if (err)
 		return err;
+	b->source = &from;
 	plan_begin(&b->g);
-	err = apply(b, kind == CALL_MOVE ? op_move(&b->g, c, from, at) :
-		    op_bind(&b->g, c, from, at, ms & LS_MS_REC));
-	free(buf);
+	err = apply(b, kind == CALL_MOVE ? op_move(&b->g, c, from.at, at) :
+		    op_bind(&b->g, c, from.at, at, ms & LS_MS_REC));
+	b->source = NULL;
+	named_free(&from);
+	return err;
+}
+
+static int mount_once(struct broker *b, const char *source, const char *target,
+		      const char *type, const char *data, unsigned long ms)
+{
+	struct caller c;
+	struct named at;
+	char *rootbuf = NULL;
+	int kind, err;
+
+	if ((err = resolve(b, target, RES_FOLLOW, &at)))
+		return err;
+	b->target = &at;
+	if ((kind = mount_call(&ms)) < 0) {
+		err = kind;
+	} else if (!b->peer->cap_admin) {
+		err = -EPERM;
+	} else if (!(err = caller_of(b, &c, &rootbuf))) {
+		b->data = data;
+		plan_begin(&b->g);
+		switch (kind) {
+		case CALL_REMOUNT_BIND:
+		case CALL_REMOUNT:
+			err = apply(b, op_remount(&b->g, &c, at.at, ms));
+			break;
+		case CALL_CHANGE:
+			err = apply(b, op_change(&b->g, &c, at.at, (int)ms));
+			break;
+		case CALL_BIND:
+		case CALL_MOVE:
+			plan_abandon(&b->g);
+			err = mount_two(b, &c, at.at, source, kind, ms);
+			break;
+		default:
+			plan_abandon(&b->g);
+			err = mount_new(b, &c, at.at, source, type, ms, data);
+		}
+		b->data = NULL;
+	}
+	b->target = NULL;
+	named_free(&at);
+	free(rootbuf);
 	return err;
 }
 
 int call_mount(struct broker *b, const char *source, const char *target,
 	       const char *type, const char *data, unsigned long ms)
 {
-	struct caller c;
-	struct loc at;
-	char *atbuf = NULL, *rootbuf = NULL;
-	int kind, err;
-
 	if (!target)
 		return -EFAULT;
-	if ((err = resolve(b, target, RES_FOLLOW, &at, &atbuf)))
+	int err = mount_once(b, source, target, type, data, ms);
+	for (int i = 0; i < RETRIES && err == -EIO && refresh_paths(b) >= 0; i++)
+		err = mount_once(b, source, target, type, data, ms);
+	return err;
+}
+
+static int umount_once(struct broker *b, const char *target, int flags)
+{
+	struct caller c;
+	struct named at;
+	char *rootbuf = NULL;
+	int err = resolve(b, target, flags & LS_UMOUNT_NOFOLLOW ? RES_NOFOLLOW :
+			  RES_FOLLOW, &at);
+	if (err)
 		return err;
-	if ((kind = mount_call(&ms)) < 0) {
-		err = kind;
-	} else if (!b->peer->cap_admin) {
-		err = -EPERM;
-	} else if (!(err = caller_of(b, &c, &rootbuf))) {
-		b->ms = ms;
-		b->data = data;
-		switch (kind) {
-		case CALL_REMOUNT_BIND:
-		case CALL_REMOUNT:
-			plan_begin(&b->g);
-			err = apply(b, op_remount(&b->g, &c, at, ms));
-			break;
-		case CALL_CHANGE:
-			plan_begin(&b->g);
-			err = apply(b, op_change(&b->g, &c, at, (int)ms));
-			break;
-		case CALL_BIND:
-		case CALL_MOVE:
-			err = mount_two(b, &c, at, source, kind, ms);
-			break;
-		default:
-			err = mount_new(b, &c, at, source, type, ms);
-		}
-		b->data = NULL;
+	b->target = &at;
+	if (!(err = caller_of(b, &c, &rootbuf))) {
+		b->busy_known = false;
+		plan_begin(&b->g);
+		err = apply(b, op_umount(&b->g, &c, at.at, flags, busy, b));
 	}
-	free(atbuf);
+	b->target = NULL;
+	named_free(&at);
 	free(rootbuf);
 	return err;
 }
 
 int call_umount(struct broker *b, const char *target, int flags)
 {
-	struct caller c;
-	struct loc at;
-	char *atbuf = NULL, *rootbuf = NULL;
 	int err = op_umount_flags_ok(flags);
 	if (err)
 		return err;
 	if (!target)
 		return -EFAULT;
-	err = resolve(b, target, flags & LS_UMOUNT_NOFOLLOW ? RES_NOFOLLOW :
-		      RES_FOLLOW, &at, &atbuf);
-	if (!err)
-		err = caller_of(b, &c, &rootbuf);
-	if (!err) {
-		b->busy_known = false;
-		plan_begin(&b->g);
-		err = apply(b, op_umount(&b->g, &c, at, flags, busy, b));
-	}
-	free(atbuf);
-	free(rootbuf);
+	err = umount_once(b, target, flags);
+	for (int i = 0; i < RETRIES && err == -EIO && refresh_paths(b) >= 0; i++)
+		err = umount_once(b, target, flags);
 	return err;
 }
 
@@ -140,31 +185,33 @@ int call_pivot_root(struct broker *b, const char *new_root,
 		    const char *put_old, int *newroot, bool *cwd_too)
 {
 	struct caller c;
-	struct loc new, old;
-	char *nbuf = NULL, *obuf = NULL, *rootbuf = NULL, at[64];
+	struct named new = { .fd = -1 }, old = { .fd = -1 };
+	char *rootbuf = NULL, at[64];
 	struct stat a, r;
 	int err;
 
 	if (!new_root || !put_old)
 		return -EFAULT;
-	if ((err = resolve(b, new_root, RES_FOLLOW, &new, &nbuf)) ||
-	    (err = resolve(b, put_old, RES_FOLLOW, &old, &obuf)) ||
+	if ((err = resolve(b, new_root, RES_FOLLOW, &new)) ||
+	    (err = resolve(b, put_old, RES_FOLLOW, &old)) ||
 	    (err = caller_of(b, &c, &rootbuf)))
 		goto out;
 	*cwd_too = fstat(b->peer->cwd, &a) == 0 &&
 		   fstat(b->peer->root, &r) == 0 && a.st_dev == r.st_dev &&
 		   a.st_ino == r.st_ino &&
 		   fd_mnt_id(b->peer->cwd) == fd_mnt_id(b->peer->root);
-	struct mount *nm = new.m;
+	struct mount *nm = new.at.m;
+	b->target = &old;
 	plan_begin(&b->g);
-	err = apply(b, op_pivot_root(&b->g, &c, new, old));
+	err = apply(b, op_pivot_root(&b->g, &c, new.at, old.at));
+	b->target = NULL;
 	if (!err) {
 		snprintf(at, sizeof at, "/proc/self/fd/%d", handle_of(b, nm)->fd);
 		*newroot = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
 out:
-	free(nbuf);
-	free(obuf);
+	named_free(&new);
+	named_free(&old);
 	free(rootbuf);
 	return err;
 }

@@ -164,6 +164,8 @@ struct mount *graph_import(struct graph *g, struct ns *ns,
 			   const char *root, const char *devname,
 			   unsigned flags);
 struct mount *mount_by_id(const struct graph *g, unsigned id);
+void mount_rename(struct graph *g, struct mount *m, const char *root,
+		  const char *mp);
 struct mount *mount_at(const struct graph *g, const struct mount *parent,
 		       const char *mp);
 struct mount *topmost(const struct graph *g, struct mount *m);

@@ -31,6 +31,11 @@
 static int open_loc(struct broker *b, struct mount *m, const char *dir,
 		    bool target, int *out)
 {
+	struct named *n = target ? b->target : b->source;
+	if (n && n->at.m == m && strcmp(n->at.dir, dir) == 0) {
+		*out = dup(n->fd); /* the caller's own lookup: no second walk */
+		return *out < 0 ? -errno : 0;
+	}
 	struct handle *h = handle_of(b, m);
 	if (!h || !dir_under(dir, m->root)) {
 		broker_log(b, "mount %u: no handle on %s", m->id, dir);
@@ -101,37 +106,69 @@ static int move_to(struct broker *b, struct mount *m, unsigned parent,
 	return err;
 }
 
-/* NEW and BIND: made at a staging place, held, then moved into place. */
+/* The caller's new filesystem, mounted at the staging place and held in
+ * b->staged until the plan's NEW step moves it into place. */
+int stage_new(struct broker *b, const char *source, const char *type,
+	      unsigned long ms, const char *data)
+{
+	char stage[4200];
+	int err = place_path(b, b->stage, false, stage, sizeof stage, 0);
+	if (err)
+		return err;
+	if (mount(source ? source : "none", stage, type,
+		  ms & ~(unsigned long)(MS_REMOUNT | MS_BIND | MS_MOVE | MS_REC),
+		  data) < 0)
+		return -errno;
+	if ((b->staged = open(stage, O_PATH | O_CLOEXEC)) < 0) {
+		err = -errno;
+		umount2(stage, MNT_DETACH);
+	}
+	return err;
+}
+
+/* Drops a staged mount the plan did not take. */
+void unstage(struct broker *b)
+{
+	char at[64];
+	if (b->staged < 0)
+		return;
+	umount2(FDPATH(at, b->staged), MNT_DETACH);
+	close(b->staged);
+	b->staged = -1;
+}
+
+/* NEW and BIND: made at a staging place (NEW: by stage_new()), held, then
+ * moved into place. */
 static int make(struct broker *b, const struct step *s, struct mount *m)
 {
 	char stage[4200], src[64];
-	int err = place_path(b, b->stage, m->file, stage, sizeof stage, m->seq);
-	int from = -1, fd;
+	int err = 0, from = -1, fd = -1;
+	if (s->kind == STEP_NEW) {
+		fd = b->staged;
+		b->staged = -1;
+		if (fd < 0)
+			return -EIO;
+	} else if (!(err = place_path(b, b->stage, m->file, stage,
+				      sizeof stage, m->seq)) &&
+		   !(err = open_loc(b, mount_by_id(&b->g, s->src), m->root,
+				    false, &from))) {
+		if (mount(FDPATH(src, from), stage, NULL, MS_BIND, NULL) < 0 ||
+		    (fd = open(stage, O_PATH | O_CLOEXEC)) < 0)
+			err = -errno;
+		if (fd < 0 && !err)
+			umount2(stage, MNT_DETACH);
+		close(from);
+		m->file ? unlink(stage) : rmdir(stage);
+	}
 	if (err)
 		return err;
-	if (s->kind == STEP_BIND) {
-		err = open_loc(b, mount_by_id(&b->g, s->src), m->root, false,
-			       &from);
-		if (!err && mount(FDPATH(src, from), stage, NULL, MS_BIND, NULL))
-			err = -errno;
-	} else if (mount(m->devname, stage, m->fs->type,
-			 b->ms & ~(unsigned long)(MS_REMOUNT | MS_BIND |
-			 MS_MOVE | MS_REC), b->data) < 0) {
-		err = -errno;
+	if ((err = handle_add(b, m, fd)) < 0) {
+		umount2(FDPATH(src, fd), MNT_DETACH);
+		close(fd);
+	} else if ((err = move_to(b, m, s->parent, s->dir)) < 0) {
+		umount2(FDPATH(src, fd), MNT_DETACH);
+		handle_drop(b, handle_of(b, m));
 	}
-	if (from >= 0)
-		close(from);
-	if (!err) {
-		if ((fd = open(stage, O_PATH | O_CLOEXEC)) < 0 ||
-		    (err = handle_add(b, m, fd)) < 0) {
-			err = err ? err : -errno;
-			umount2(stage, MNT_DETACH);
-		} else if ((err = move_to(b, m, s->parent, s->dir)) < 0) {
-			umount2(stage, MNT_DETACH);
-			handle_drop(b, handle_of(b, m));
-		}
-	}
-	m->file ? unlink(stage) : rmdir(stage);
 	return err;
 }
 

@@ -364,6 +364,25 @@ struct mount *mount_at(const struct graph *g, const struct mount *parent,
 	return m;
 }
 
+/* Directories renamed under the graph (sharebrokerd learns the new names
+ * from the kernel): m's root and, when given, its mountpoint.  Outside any
+ * plan. */
+void mount_rename(struct graph *g, struct mount *m, const char *root,
+		  const char *mp)
+{
+	char *r = xstrdup(root);   /* root may be m->root itself */
+	free(m->root);
+	m->root = r;
+	if (!mp || !m->parent)
+		return;
+	HASH_DELETE(hk, g->by_key, m);
+	free(m->key);
+	free(m->mp);
+	m->mp = xstrdup(mp);
+	m->key = make_key(m->parent->id, mp);
+	HASH_ADD_KEYPTR(hk, g->by_key, m->key, strlen(m->key), m);
+}
+
 /* The executor's lookup: plan steps name mounts by id. */
 struct mount *mount_by_id(const struct graph *g, unsigned id)
 {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "broker.h"
 
@@ -25,20 +26,48 @@ int fd_mnt_id(int fd)
 	return id;
 }
 
+/* The filesystem of the graph that the kernel's superblock dev is, while
+ * some held mount uses it: a new mount of the same superblock (a block
+ * device mounted again, sysfs) joins it, as in the kernel. */
+struct fs *fs_of_dev(const struct broker *b, dev_t dev)
+{
+	struct devref *d;
+	HASH_FIND(hh, b->devs, &dev, sizeof dev, d);
+	return d ? d->fs : NULL;
+}
+
+static void devref(struct broker *b, struct handle *h, int delta)
+{
+	struct devref *d;
+	HASH_FIND(hh, b->devs, &h->dev, sizeof h->dev, d);
+	if (!d && delta > 0 && (d = calloc(1, sizeof *d))) {
+		d->dev = h->dev;
+		d->fs = h->m->fs;
+		HASH_ADD(hh, b->devs, dev, sizeof d->dev, d);
+	}
+	if (d && (d->n += delta) == 0) {
+		HASH_DEL(b->devs, d);
+		free(d);
+	}
+}
+
 int handle_add(struct broker *b, struct mount *m, int fd)
 {
 	struct handle *h = calloc(1, sizeof *h);
+	struct stat st;
 	int kid = fd_mnt_id(fd);
-	if (!h || kid < 0) {
+	if (!h || kid < 0 || fstat(fd, &st) < 0) {
 		free(h);
-		return h ? kid : -ENOMEM;
+		return !h ? -ENOMEM : kid < 0 ? kid : -errno;
 	}
 	h->seq = m->seq;
 	h->fd = fd;
 	h->kid = kid;
+	h->dev = st.st_dev;
 	h->m = m;
 	HASH_ADD(hh, b->by_seq, seq, sizeof h->seq, h);
 	HASH_ADD(hk, b->by_kid, kid, sizeof h->kid, h);
+	devref(b, h, 1);
 	return 0;
 }
 
@@ -58,6 +87,7 @@ struct mount *mount_of_kid(const struct broker *b, int kid)
 
 void handle_drop(struct broker *b, struct handle *h)
 {
+	devref(b, h, -1);
 	HASH_DELETE(hh, b->by_seq, h);
 	HASH_DELETE(hk, b->by_kid, h);
 	close(h->fd);
@@ -261,14 +291,12 @@ static int build(struct broker *b, struct entry *v, size_t n)
 /* Reads the kernel's table (mountinfo) into an empty graph.  A table in
  * which the kernel itself propagates is refused: kernel and broker must
  * never both propagate (design.md). */
-int import_table(struct broker *b, const char *mountinfo)
+/* The lines of a file, malloc'ed; -errno when it cannot be read. */
+static int read_lines(const char *path, char ***out, size_t *count)
 {
-	bool mounts = strcmp(strrchr(mountinfo, '/') ?: mountinfo, "/mounts") == 0;
-	FILE *f = fopen(mountinfo, "re");
+	FILE *f = fopen(path, "re");
 	char *line = NULL, **lines = NULL;
 	size_t cap = 0, n = 0;
-	struct entry *v = NULL;
-	int err = 0;
 	if (!f)
 		return -errno;
 	while (getline(&line, &cap, f) > 0) {
@@ -279,7 +307,64 @@ int import_table(struct broker *b, const char *mountinfo)
 		lines[n++] = line;
 		line = NULL;
 	}
+	free(line);
 	fclose(f);
+	*out = lines;
+	*count = n;
+	return 0;
+}
+
+static void free_lines(char **lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+/* Directories renamed since the graph learned their names: the kernel
+ * follows dentries, the graph keeps names.  Every held mount's root and
+ * mountpoint are read again from mountinfo; returns how many changed.
+ * Called only when a request met a stale name (EIO), so its cost, linear
+ * in the table, is paid only then. */
+int refresh_paths(struct broker *b)
+{
+	char **lines;
+	size_t n;
+	int changed = 0;
+	if (read_lines("/proc/self/mountinfo", &lines, &n) < 0)
+		return 0;
+	struct entry *v = calloc(n ? n : 1, sizeof *v);
+	for (size_t i = 0; v && i < n; i++)
+		if (parse_line(lines[i], &v[i]) == 0 &&
+		    (v[i].m = mount_of_kid(b, v[i].id)) &&
+		    strcmp(v[i].m->root, v[i].root) != 0) {
+			mount_rename(&b->g, v[i].m, v[i].root, NULL);
+			changed++;
+		}
+	for (size_t i = 0; v && i < n; i++) {
+		struct entry *p = v[i].m ? find(v, n, v[i].parent) : NULL;
+		char *dir = p && p->m && p->m == v[i].m->parent ?
+			    dir_in(p, v[i].mp) : NULL;
+		if (dir && strcmp(dir, v[i].m->mp) != 0) {
+			mount_rename(&b->g, v[i].m, v[i].m->root, dir);
+			changed++;
+		}
+		free(dir);
+	}
+	free(v);
+	free_lines(lines, n);
+	return changed;
+}
+
+int import_table(struct broker *b, const char *mountinfo)
+{
+	bool mounts = strcmp(strrchr(mountinfo, '/') ?: mountinfo, "/mounts") == 0;
+	char **lines;
+	size_t n;
+	struct entry *v = NULL;
+	int err = read_lines(mountinfo, &lines, &n);
+	if (err)
+		return err;
 	v = calloc(n ? n : 1, sizeof *v);
 	for (size_t i = 0; v && !err && i < n; i++)
 		if ((err = mounts ? parse_mounts_line(lines[i], &v[i], v, i) :
@@ -300,10 +385,7 @@ int import_table(struct broker *b, const char *mountinfo)
 	}
 	if (!err)
 		err = build(b, v, n);
-	for (size_t i = 0; i < n; i++)
-		free(lines[i]);
-	free(lines);
-	free(line);
+	free_lines(lines, n);
 	free(v);
 	return err;
 }

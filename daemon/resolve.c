@@ -266,53 +266,72 @@ static int walk(struct broker *b, const char *path, int how, int *out)
 	return 0;
 }
 
-/* The place of the graph an O_PATH descriptor is at: its mount from the
- * kernel's mount id, its directory from the path the kernel gives it. */
-int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
+/* The path the kernel gives a descriptor now, malloc'ed. */
+static char *fd_path(int fd)
 {
 	char proc[64], path[PATHMAX + 16];
-	struct stat st;
-	struct mount *m = mount_of_kid(b, fd_mnt_id(fd));
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
 	ssize_t n = readlink(proc, path, sizeof path - 1);
-	if (n < 0 || fstat(fd, &st) < 0)
-		return -errno;
+	if (n < 0)
+		return NULL;
 	path[n] = '\0';
-	if (!m) {
-		broker_log(b, "%s: on a mount the broker does not know", path);
-		return -EIO;
-	}
-	if (n > 10 && strcmp(path + n - 10, " (deleted)") == 0)
-		return -ENOENT;
-	char *top = mount_path(m, mount_root(b->ns->root));
+	return strdup(path);
+}
+
+/* The place of the graph an O_PATH descriptor is at: its mount from the
+ * kernel's mount id, its directory from where the kernel has it now
+ * relative to where it has the mount's root now (both read the same way,
+ * so a rename of a directory above does not matter). */
+int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
+{
+	struct stat st;
+	struct mount *m = mount_of_kid(b, fd_mnt_id(fd));
+	struct handle *h = m ? handle_of(b, m) : NULL;
+	char *path = fd_path(fd), *top = h ? fd_path(h->fd) : NULL;
+	int err = -EIO;
 	size_t t = top ? strlen(top) : 0;
-	if (!top || strncmp(path, top, t) != 0 ||
-	    (path[t] != '/' && path[t] != '\0' && strcmp(top, "/") != 0)) {
-		broker_log(b, "%s: not under its mount's path %s", path,
-			   top ? top : "?");
-		free(top);
-		return -EIO;
+	if (!path || fstat(fd, &st) < 0) {
+		err = -errno;
+	} else if (!top) {
+		broker_log(b, "%s: on a mount the broker does not know", path);
+	} else if (t > 10 && strcmp(path + strlen(path) - 10, " (deleted)") == 0) {
+		err = -ENOENT;
+	} else if (strcmp(top, "/") != 0 && (strncmp(path, top, t) != 0 ||
+		   (path[t] != '/' && path[t] != '\0'))) {
+		broker_log(b, "%s: not under its mount's root %s", path, top);
+	} else {
+		const char *rel = strcmp(top, "/") == 0 ? path : path + t;
+		if (strcmp(rel, "/") == 0)
+			rel = "";
+		err = asprintf(dirbuf, "%s%s", strcmp(m->root, "/") == 0 &&
+			       *rel ? "" : m->root, rel) < 0 ? -ENOMEM : 0;
+		*out = (struct loc){ .m = m, .dir = *dirbuf,
+				     .file = !S_ISDIR(st.st_mode) };
 	}
-	const char *rel = strcmp(top, "/") == 0 ? path : path + t;
+	free(path);
 	free(top);
-	if (strcmp(rel, "/") == 0)
-		rel = "";
-	if (asprintf(dirbuf, "%s%s", strcmp(m->root, "/") == 0 && *rel ? "" :
-		     m->root, rel) < 0)
-		return -ENOMEM;
-	*out = (struct loc){ .m = m, .dir = *dirbuf,
-			     .file = !S_ISDIR(st.st_mode) };
-	return 0;
+	return err;
 }
 
 /* A caller's path as a place of the graph (the topmost mount there). */
-int resolve(struct broker *b, const char *path, int how, struct loc *out,
-	    char **dirbuf)
+int resolve(struct broker *b, const char *path, int how, struct named *out)
 {
-	int fd, err = walk(b, path, how, &fd);
-	if (err)
+	int err = walk(b, path, how, &out->fd);
+	out->buf = NULL;
+	if (err) {
+		out->fd = -1;
 		return err;
-	err = fd_loc(b, fd, out, dirbuf);
-	close(fd);
+	}
+	if ((err = fd_loc(b, out->fd, &out->at, &out->buf)) < 0)
+		named_free(out);
 	return err;
+}
+
+void named_free(struct named *n)
+{
+	if (n->fd >= 0)
+		close(n->fd);
+	free(n->buf);
+	n->fd = -1;
+	n->buf = NULL;
 }

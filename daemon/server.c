@@ -4,7 +4,7 @@
  * Bad input (short, long, wrong magic or version, field lengths that do
  * not add up, a NUL inside a field) is answered EINVAL and closes that
  * connection; nothing a client sends or fails to send stops the broker.
- * A client that goes quiet is dropped after a timeout.
+ * A client that goes quiet waits in poll() and is dropped after a while.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <poll.h>
 #include <sys/time.h>
+#include <time.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -164,32 +166,27 @@ static void reply(int fd, uint16_t op, int err, const char *text, int n,
 		;
 }
 
-static void serve(struct broker *b, int fd)
+/* One request on a connection that has one to read.  The credentials are
+ * those of the process that connected, read at accept. */
+static void serve(struct broker *b, int fd, const struct ucred *cred)
 {
 	static char msg[LS_REQUEST_MAX + 1], text[LS_REPLY_MAX];
-	struct timeval tv = { 2, 0 };
-	struct ucred cred;
-	socklen_t cl = sizeof cred;
 	struct peer peer;
 	char *f[LS_NFIELDS] = { 0 };
 	int ntext = 0, err, pass = -1;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0)
-		return;
-	ssize_t n = recv(fd, msg, sizeof msg, MSG_TRUNC);
+	ssize_t n = recv(fd, msg, sizeof msg, MSG_TRUNC | MSG_DONTWAIT);
 	const struct ls_request *r = (const void *)msg;
 	if (n <= 0)
-		return;                /* gone, or silent past the timeout */
+		return;                /* gone before it asked */
 	if ((size_t)n < sizeof *r || (size_t)n > LS_REQUEST_MAX ||
 	    r->magic != LS_MAGIC || r->version != LS_VERSION ||
 	    (err = fields(msg, (size_t)n, f)) < 0) {
 		broker_log(b, "pid %d: malformed request (%zd bytes)",
-			   (int)cred.pid, n);
+			   (int)cred->pid, n);
 		reply(fd, 0, EINVAL, NULL, 0, -1);
 		goto out;
 	}
-	if ((err = peer_read(&peer, cred.pid, cred.uid, cred.gid)) < 0) {
+	if ((err = peer_read(&peer, cred->pid, cred->uid, cred->gid)) < 0) {
 		reply(fd, r->op, err, NULL, 0, -1);
 		goto out;
 	}
@@ -197,7 +194,7 @@ static void serve(struct broker *b, int fd)
 	remember_root(b);
 	err = dispatch(b, r, f, text, &ntext, &pass);
 	if (b->debug)
-		broker_log(b, "pid %d op %u: %s", (int)cred.pid, r->op,
+		broker_log(b, "pid %d op %u: %s", (int)cred->pid, r->op,
 			   err ? strerror(-err) : "ok");
 	reply(fd, r->op, err, text, ntext, pass);
 	if (pass >= 0)
@@ -209,13 +206,68 @@ out:
 		free(f[i]);
 }
 
+/* Connections that have not sent their request yet.  They wait in poll(),
+ * never in the broker's way: a client that sends nothing holds only its
+ * own slot, for at most IDLE seconds, and the oldest one gives way when
+ * all MAXCLIENTS slots are taken. */
+enum { MAXCLIENTS = 128, IDLE = 10 };
+
+struct client {
+	int fd;
+	struct ucred cred;
+	time_t since;
+};
+
+static void drop(struct client *c, size_t *n, size_t i)
+{
+	close(c[i].fd);
+	c[i] = c[--*n];
+}
+
+static void take(int lfd, struct client *c, size_t *n)
+{
+	socklen_t cl = sizeof c->cred;
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (*n == MAXCLIENTS) {
+		size_t oldest = 0;
+		for (size_t i = 1; i < *n; i++)
+			if (c[i].since < c[oldest].since)
+				oldest = i;
+		drop(c, n, oldest);
+	}
+	c[*n].fd = fd;
+	c[*n].since = time(NULL);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c[*n].cred, &cl) < 0) {
+		close(fd);
+		return;
+	}
+	++*n;
+}
+
 void server_loop(struct broker *b)
 {
+	static struct client c[MAXCLIENTS];
+	static struct pollfd p[MAXCLIENTS + 1];
+	size_t n = 0;
 	while (!b->stop) {
-		int fd = accept4(b->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
+		p[0] = (struct pollfd){ .fd = b->listen_fd, .events = POLLIN };
+		for (size_t i = 0; i < n; i++)
+			p[i + 1] = (struct pollfd){ .fd = c[i].fd, .events = POLLIN };
+		if (poll(p, n + 1, 1000) < 0)
 			continue;      /* EINTR: a signal, maybe SIGTERM */
-		serve(b, fd);
-		close(fd);
+		time_t now = time(NULL);
+		for (size_t i = n; i-- > 0; )   /* back to front: drop() swaps */
+			if (p[i + 1].revents) {
+				serve(b, c[i].fd, &c[i].cred);
+				drop(c, &n, i);
+			} else if (now - c[i].since > IDLE) {
+				drop(c, &n, i);
+			}
+		if (p[0].revents & POLLIN)
+			take(b->listen_fd, c, &n);
 	}
+	while (n > 0)
+		drop(c, &n, 0);
 }
