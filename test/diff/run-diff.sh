@@ -50,6 +50,10 @@ while (($#)); do
 	shift
 done
 
+if ((native_only && broker)); then
+	echo "run-diff.sh: --native-only and --broker exclude each other" >&2
+	exit 2
+fi
 if ((EUID != 0)); then
 	echo "Bail out! needs root (mount namespaces, real mounts)"
 	exit 1
@@ -73,6 +77,7 @@ if ((broker)); then
 	norm=(-P)
 	gen=("$bindir/gen" --legacy)
 else
+	unset DIFF_FILES       # sharedry lists no files
 	norm=()
 	gen=("$bindir/gen")
 fi
