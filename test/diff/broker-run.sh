@@ -91,21 +91,22 @@ mounts_under() {
 		/proc/self/mountinfo | tac
 }
 
+# Lazily (a holder may outlive the script), deepest first; a stack is
+# listed once per mount, so one pass clears it; more are a safety net.
 cleanup() {
-	local m left
+	local m i left=1
 	trap '' PIPE    # a reader gone: the cleanup goes on regardless
 	stop_broker
 	if [[ -s $state/sharebrokerd.log ]]; then
 		echo "--- broker log"
 		cat "$state/sharebrokerd.log"
 	fi >&2
-	for left in 1 2 3 4 5 6 7 8; do   # lazily: holders may be gone late
-		left=
+	for ((i = 0; i < 8 && left; i++)); do
+		left=0
 		for m in $(mounts_under "$dir") $(mounts_under "$state"); do
 			/usr/bin/umount -l "$m" 2>/dev/null
 			left=1
 		done
-		[[ $left ]] || break
 	done
 	rmdir "$dir"
 	# --one-file-system: never into a mount, should one have survived
