@@ -190,6 +190,8 @@ int call_pivot_root(struct broker *b, const char *new_root,
 	struct stat a, r;
 	int err;
 
+	if (!b->peer->cap_admin)
+		return -EPERM;         /* before the paths are read */
 	if (!new_root || !put_old)
 		return -EFAULT;
 	if ((err = resolve(b, new_root, RES_FOLLOW, &new)) ||

@@ -120,16 +120,36 @@ static int send_request(int fd, const struct shim_req *q)
 /* The reply's errno, checked against what we asked: a reply that is not
  * one (short, foreign, the wrong op, a length that does not add up, an
  * errno out of range) fails the call with EIO rather than be believed.
- * Any text after the header is not for us: MSG_TRUNC drops it and tells
- * the real length. */
-static int recv_reply(int fd, uint16_t op)
+ * Its text lands in a->text (cut to fit: MSG_TRUNC tells the real length),
+ * a descriptor that rides along (pivot_root's new root) in a->fd, and is
+ * closed when the caller wants none. */
+static int recv_reply(int fd, uint16_t op, struct shim_ans *a)
 {
 	struct ls_reply r;
+	char spare[1];
+	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr al; } c;
+	struct iovec v[2] = { { &r, sizeof r },
+			      { a ? a->text : spare, a ? sizeof a->text - 1 : 0 } };
+	struct msghdr mh = { .msg_iov = v, .msg_iovlen = 2,
+			     .msg_control = c.buf, .msg_controllen = sizeof c.buf };
 	long n;
+	int passed = -1;
 	do
-		n = shim_raw(SYS_recvfrom, fd, (long)&r, sizeof r, MSG_TRUNC, 0,
-			     0);
+		n = shim_raw(SYS_recvmsg, fd, (long)&mh,
+			     MSG_TRUNC | MSG_CMSG_CLOEXEC, 0, 0, 0);
 	while (n == -EINTR);
+	for (struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm;
+	     cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&passed, CMSG_DATA(cm), sizeof passed);
+	if (a) {
+		size_t t = n > (long)sizeof r ? (size_t)n - sizeof r : 0;
+		a->text[t < sizeof a->text ? t : sizeof a->text - 1] = '\0';
+		a->fd = passed;
+	} else if (passed >= 0) {
+		shim_raw(SYS_close, passed, 0, 0, 0, 0, 0);
+	}
 	if (n <= 0)
 		return SHIM_NOBROKER;  /* hung up without an answer */
 	if ((size_t)n < sizeof r || r.magic != LS_MAGIC ||
@@ -139,12 +159,19 @@ static int recv_reply(int fd, uint16_t op)
 	return -r.error;
 }
 
-int shim_call(const struct shim_req *q)
+int shim_call_ans(const struct shim_req *q, struct shim_ans *a)
 {
 	int fd = broker_connect(), ret;
+	if (a)
+		a->fd = -1;
 	if (fd < 0)
 		return SHIM_NOBROKER;
-	ret = send_request(fd, q) ? SHIM_NOBROKER : recv_reply(fd, q->op);
+	ret = send_request(fd, q) ? SHIM_NOBROKER : recv_reply(fd, q->op, a);
 	shim_raw(SYS_close, fd, 0, 0, 0, 0, 0);
 	return ret;
+}
+
+int shim_call(const struct shim_req *q)
+{
+	return shim_call_ans(q, NULL);
 }

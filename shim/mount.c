@@ -7,6 +7,7 @@
  * the broker knows (privilege, the caller's root) matters.  It never
  * dereferences more than the kernel would copy.
  */
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
@@ -82,20 +83,46 @@ long shim_umount2(const char *target, int flags)
 	return shim_ret(err);
 }
 
+/* After the broker's pivot_root: the kernel would re-root the caller and
+ * move its cwd along if it was the old root; the broker cannot, so the
+ * caller does it with the new root's descriptor it was handed. */
+static long reroot(const struct shim_ans *a)
+{
+	long cwd = shim_raw(SYS_open, (long)".", O_PATH | O_DIRECTORY |
+			    O_CLOEXEC, 0, 0, 0, 0);
+	long r = a->fd < 0 ? -EIO : shim_raw(SYS_fchdir, a->fd, 0, 0, 0, 0, 0);
+	if (r == 0)
+		r = shim_raw(SYS_chroot, (long)".", 0, 0, 0, 0, 0);
+	if (cwd >= 0 && (r != 0 || strcmp(a->text, "cwd") != 0))
+		shim_raw(SYS_fchdir, cwd, 0, 0, 0, 0, 0);
+	if (cwd >= 0)
+		shim_raw(SYS_close, cwd, 0, 0, 0, 0, 0);
+	return r;
+}
+
 /* pivot_root(2) checks privilege before it reads either path, so a NULL
  * one travels as absent and the broker answers EPERM or EFAULT. */
 long shim_pivot_root(const char *new_root, const char *put_old)
 {
 	struct shim_req q = { .op = LS_OP_PIVOT_ROOT,
 			      .field = { new_root, put_old } };
+	struct shim_ans a;
 	long err = 0;
 	if (new_root)
 		err = measure(new_root, -ENAMETOOLONG, &q.len[0]);
 	if (!err && put_old)
 		err = measure(put_old, -ENAMETOOLONG, &q.len[1]);
-	if (!err)
-		err = forward(&q, SYS_pivot_root, (long)new_root,
-			      (long)put_old, 0, 0, 0);
+	if (err)
+		return shim_ret(err);
+	err = shim_call_ans(&q, &a);
+	if (err == SHIM_NOBROKER)
+		err = shim_fallback_native() ?
+		      shim_raw(SYS_pivot_root, (long)new_root, (long)put_old,
+			       0, 0, 0, 0) : -LS_ENOBROKER;
+	else if (err == 0)
+		err = reroot(&a);
+	if (a.fd >= 0)
+		shim_raw(SYS_close, a.fd, 0, 0, 0, 0, 0);
 	return shim_ret(err);
 }
 

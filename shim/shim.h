@@ -71,6 +71,13 @@ struct shim_req {
 /* The broker's answer (0 or -errno), -EIO for a malformed reply, or
  * SHIM_NOBROKER. */
 int shim_call(const struct shim_req *q);
+/* The same, keeping what comes with the answer: its text and a descriptor
+ * (fd -1 when none came; the caller closes it). */
+struct shim_ans {
+	char text[16];
+	int fd;
+};
+int shim_call_ans(const struct shim_req *q, struct shim_ans *a);
 /* Whether LIBSHARE_FALLBACK=native asks for the kernel's own call when no
  * broker answers. */
 int shim_fallback_native(void);

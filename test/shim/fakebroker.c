@@ -134,6 +134,24 @@ static int rule(const char *field[LS_NFIELDS], const char *word)
 	       memcmp(field[1] + r->len[1] - n, word, n) == 0;
 }
 
+/* The reply with a descriptor of our "/" as the new root: the caller
+ * chroots to the root it has, so nothing changes for it. */
+static void send_root(int fd, const void *reply, size_t n)
+{
+	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr al; } c;
+	struct iovec v = { (void *)reply, n };
+	struct msghdr mh = { .msg_iov = &v, .msg_iovlen = 1,
+			     .msg_control = c.buf, .msg_controllen = sizeof c.buf };
+	int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &root, sizeof root);
+	sendmsg(fd, &mh, MSG_NOSIGNAL);
+	close(root);
+}
+
 static void answer(int fd, const char *field[LS_NFIELDS])
 {
 	const struct ls_request *q = (const void *)msg;
@@ -165,7 +183,10 @@ static void answer(int fd, const char *field[LS_NFIELDS])
 		memcpy(a.text, "fake\n", 5);
 		n += 5;
 	}
-	send(fd, &a, n, MSG_NOSIGNAL);
+	if (q->op == LS_OP_PIVOT_ROOT && a.h.error == 0)
+		send_root(fd, &a, n);  /* a pivot's answer brings the new root */
+	else
+		send(fd, &a, n, MSG_NOSIGNAL);
 }
 
 static void serve(int fd, int logfd)
