@@ -98,6 +98,7 @@ void peer_close(struct peer *p);
 enum { RES_FOLLOW = 0, RES_NOFOLLOW = 1 };
 int resolve(struct broker *b, const char *path, int how, struct named *out);
 void named_free(struct named *n);
+int resolve_fd(struct broker *b, const char *path, int *fd);
 int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
 
 /* calls.c */

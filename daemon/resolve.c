@@ -313,6 +313,13 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 	return err;
 }
 
+/* A caller's path as a descriptor (O_PATH), for what is not a place of
+ * the graph: a device node. */
+int resolve_fd(struct broker *b, const char *path, int *fd)
+{
+	return walk(b, path, RES_FOLLOW, fd);
+}
+
 /* A caller's path as a place of the graph (the topmost mount there). */
 int resolve(struct broker *b, const char *path, int how, struct named *out)
 {
