@@ -5,9 +5,11 @@
 # $S/A/sub/x are mounted on the host and so have copies in the jail.
 #
 # The kernel's answers (checked natively on the same tree, 6.18; S17, S18,
-# S23 of semantics.md): a process using the jail's copy of x makes the
-# host's `umount $S/A/sub/x` fail with EBUSY ("target is busy") and nothing
-# at all is unmounted; once it is gone the umount takes x and its copy;
+# S20, S23 of semantics.md): a process using the jail's copy of x (its cwd,
+# even under an overmount, an open file, a memory mapping, a thread's own
+# cwd) makes the host's `umount $S/A/sub/x` fail with EBUSY ("target is
+# busy") and nothing at all is unmounted; once it is gone the umount takes x
+# and its copy;
 # `umount -l $S/A/sub` ignores users and takes sub, x and both copies;
 # `mount --move` of a mount whose parent is shared is EINVAL, of one whose
 # parent is a slave succeeds.
@@ -59,6 +61,17 @@ hold_copy() {
 	assert_table_unchanged before
 	# from inside the jail, the copy itself is just as busy
 	run jail umount /a/sub/x
+	[ "$status" -eq 32 ]
+	[ "$(call_result)" = EBUSY ]
+	assert_table_unchanged before
+}
+
+@test "a process in a copy hidden under the jail's own mount still makes it busy" {
+	hold_copy
+	jail mount -t tmpfs OVER /a/sub/x
+	[ "$(call_result)" = 0 ]
+	snapshot before
+	run host umount "$S/A/sub/x"
 	[ "$status" -eq 32 ]
 	[ "$(call_result)" = EBUSY ]
 	assert_table_unchanged before

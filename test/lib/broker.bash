@@ -32,7 +32,12 @@
 #
 # The kernel is the oracle: native CMD runs CMD without the shim in a
 # scratch copy of the test's namespace (unshare -m), where it may change
-# anything without the broker's table ever seeing it.
+# anything without the broker's table ever seeing it; same_as_kernel CMD
+# runs it there and then here, and compares.  Two limits of a copy: its
+# mounts share their superblocks with ours (a read-only remount there is
+# one here too: give such a test a PRELUDE that makes its own filesystem on
+# either side), and a process of ours uses our mounts, not the copy's (busy
+# answers cannot be compared this way; the busy tests state the kernel's).
 #
 # Binaries are looked for as legacy.bash does: $LIBSHARE_BUILDDIR when set,
 # else the source tree, else the current directory (make check's).
