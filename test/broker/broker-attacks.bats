@@ -15,7 +15,10 @@ setup() {
 	touch "$J/marker" "$J/etc/jailmarker" "$S/outside/hostmarker"
 }
 
-teardown() { broker_teardown; }
+teardown() {
+	[ -z "${LOOP:-}" ] || losetup -d "$LOOP"
+	broker_teardown
+}
 
 # The largest request the protocol allows (libshare_proto.h).
 LS_REQUEST_MAX=$((32 + 3 * 4096 + 4096))
@@ -89,6 +92,28 @@ hex() {
 	same_as_kernel jail mount --no-canonicalize -t tmpfs none /rel/escape
 	[ "$(call_result)" = 0 ]
 	grep -qx "\$S/jail/etc / tmpfs none rw/rw on \$S" <<<"$output"
+}
+
+@test "paths in mount data resolve inside the jail too: an overlay's lowerdir, as natively" {
+	grep -qw overlay /proc/filesystems || skip "no overlayfs"
+	mkdir "$J/usr"
+	same_as_kernel shimmed "$CALLER" --chroot "$J" \
+		mount overlay /mnt overlay 0 lowerdir=/etc:/usr
+	[[ $output == "mount /mnt = 0"$'\n'* ]]
+	# the jail's /etc, not the host's
+	[ -e "$J/mnt/jailmarker" ]
+	[ ! -e "$J/mnt/passwd" ]
+}
+
+@test "a device node is looked up inside the jail: the host's loop device is ENOENT there" {
+	command -v mkfs.ext2 >/dev/null || skip "no mkfs.ext2"
+	truncate -s 8M "$S/outside/disk.img"
+	mkfs.ext2 -q "$S/outside/disk.img"
+	LOOP=$(losetup -f --show "$S/outside/disk.img")
+	snapshot before
+	same_as_kernel shimmed "$CALLER" --chroot "$J" mount "$LOOP" /mnt ext2 0
+	[[ $output == "mount /mnt = ENOENT"$'\n'* ]]
+	assert_table_unchanged before
 }
 
 @test "procfs magic links to places outside the jail are refused: ELOOP, nothing mounted" {
