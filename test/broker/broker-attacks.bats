@@ -328,6 +328,56 @@ umount missing = ENOENT" ]
 	assert_broker_serves
 }
 
+# The pid SO_PEERCRED gave may belong to another process by the time the
+# request comes: a client connects, forks, and the connecting process
+# exits; its child keeps the connection and sends only once a root process
+# on the host has that pid (a wrap-around, forced here through
+# ns_last_pid).  The request must still be the client's: never served as
+# that root process's.  $1: what runs the client, $2: its go-file (as it
+# sees it), $3: the same file as we see it, $4: the host path it names.
+pid_reuse() {
+	local out=$BATS_TEST_TMPDIR/client i a
+	background $1 "$RAWCLIENT" --op mount --field 0=none --field "1=$4" \
+		--field 2=tmpfs --handoff "$2"
+	out=$BATS_TEST_TMPDIR/bg.$((${#BG_PIDS[@]} - 1))
+	for ((i = 0; i < 100; i++)); do
+		grep -q connected "$out" && break
+		sleep 0.05
+	done
+	a=$(sed -n 's/^connected //p' "$out")
+	[ -n "$a" ]
+	wait_gone "$a" 5
+	for ((i = 0; i < 20; i++)); do
+		echo $((a - 1)) >/proc/sys/kernel/ns_last_pid
+		sleep 300 3>&- &
+		BG_PIDS+=($!)
+		[ "$!" = "$a" ] && break
+	done
+	[ "$!" = "$a" ] || skip "could not hand pid $a to a root process"
+	snapshot before
+	touch "$3"
+	for ((i = 0; i < 200; i++)); do
+		grep -q '^reply' "$out" && break
+		sleep 0.05
+	done
+	# refused, whatever the errno: ESRCH, EPERM, ENOENT
+	grep '^reply' "$out"
+	run grep -c '^reply op=1 error=0$' "$out"
+	[ "$output" = 0 ]
+	run is_mountpoint "$4"
+	[ "$status" -ne 0 ]
+}
+
+@test "a reused pid lends an unprivileged client no privilege" {
+	cd "$S"         # the client finds its go-file from here
+	pid_reuse "setpriv --reuid=65534 --regid=65534 --clear-groups" \
+		go "$S/go" "$S/outside"
+}
+
+@test "a reused pid lends a jailed client no way out of its jail" {
+	pid_reuse "env LD_PRELOAD=$SPY SPY_ROOT=$J" /go "$J/go" "$S/outside"
+}
+
 @test "only a privileged caller on the host may stop the broker" {
 	run setpriv --reuid=65534 --regid=65534 --clear-groups "$SHARECTL" stop
 	[ "$status" -eq 1 ]

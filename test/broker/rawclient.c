@@ -7,6 +7,7 @@
  *             [--field-hex I=HEX]... [--len I=N]... [--extra N] [--pad-to N]
  *             [--short N] [--bad-magic] [--version N] [--raw-hex HEX]
  *             [--no-wait [--linger SECONDS]] [--silent SECONDS [--conns N]]
+ *             [--handoff FILE]
  *   rawclient [--socket ADDR] --listen [--count N]
  *
  * OP is a number or mount, umount, pivot_root, chroot, status, stop, jails.
@@ -15,10 +16,14 @@
  * fields, --pad-to N pads the whole message with 'x' to N bytes, --short N
  * sends only its first N bytes, --raw-hex sends exactly the given bytes.
  * --no-wait closes the connection right after sending (and with --linger
- * stays alive SECONDS more), --silent connects (N times with --conns)
- * and sends nothing for SECONDS.  --listen binds ADDR, prints "request op=N (B bytes)" for every
- * message it gets and answers it "error 0" (a squatter: the shim must not
- * believe it, nor send it anything).
+ * stays alive SECONDS more), --silent connects (N times with --conns) and
+ * sends nothing for SECONDS.  --handoff FILE: the process that connected
+ * prints "connected PID" and exits at once; a child it forked keeps the
+ * connection, waits until FILE exists, then sends (the pid the broker got
+ * from SO_PEERCRED may belong to someone else by then).  --listen binds
+ * ADDR, prints "request op=N (B bytes)" for every message it gets and
+ * answers it "error 0" (a squatter: the shim must not believe it, nor send
+ * it anything).
  *
  * Output: "reply op=N error=NAME" then the reply's text, or "closed" when
  * the connection ends without a reply.  Exit status: 0 a reply, 1 no reply,
@@ -50,8 +55,8 @@ static void usage(void)
 	fprintf(stderr, "usage: rawclient [--socket ADDR] [--op OP] [--arg N] "
 		"[--field I=TEXT] [--field-hex I=HEX] [--len I=N] [--extra N] "
 		"[--pad-to N] [--short N] [--bad-magic] [--version N] "
-		"[--raw-hex HEX] [--no-wait [--linger S]] [--silent S [--conns N]] | --listen "
-		"[--count N]\n");
+		"[--raw-hex HEX] [--no-wait [--linger S]] "
+		"[--silent S [--conns N]] [--handoff FILE] | --listen [--count N]\n");
 	exit(2);
 }
 
@@ -200,6 +205,7 @@ int main(int argc, char **argv)
 		{ "listen", no_argument, NULL, 'L' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "conns", required_argument, NULL, 'C' },
+		{ "handoff", required_argument, NULL, 'H' },
 		{ 0 }
 	};
 	static struct msg m;
@@ -207,7 +213,7 @@ int main(int argc, char **argv)
 	char *text[LS_NFIELDS] = { 0 };
 	size_t len[LS_NFIELDS] = { 0 }, extra = 0, pad_to = 0, nraw = 0;
 	long cut = -1, count = -1, silent = -1, linger = 0, conns = 1;
-	const char *addr = getenv(LS_SOCKET_ENV), *rest;
+	const char *addr = getenv(LS_SOCKET_ENV), *rest, *handoff = NULL;
 	bool wait = true, fake = false, have_raw = false;
 	int c, i;
 
@@ -246,6 +252,7 @@ int main(int argc, char **argv)
 		case 'L': fake = true; break;
 		case 'c': count = strtol(optarg, NULL, 0); break;
 		case 'C': conns = strtol(optarg, NULL, 0); break;
+		case 'H': handoff = optarg; break;
 		default: usage();
 		}
 	if (optind != argc)
@@ -264,6 +271,15 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	int fd = connect_to(addr);
+	if (handoff) {         /* the connecting process leaves */
+		printf("connected %d\n", (int)getpid());
+		fflush(stdout);
+		pid_t child = fork();
+		if (child != 0)
+			_exit(child < 0);
+		while (access(handoff, F_OK) < 0)
+			usleep(10000);
+	}
 	size_t n;
 	if (have_raw) {
 		memcpy(out, raw, nraw);
