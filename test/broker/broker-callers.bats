@@ -85,6 +85,14 @@ umount /c = EINVAL" ]
 	assert_broker_serves
 }
 
+@test "a thread with a cwd of its own: its relative paths start there, as natively" {
+	mkdir -p "$J/a/x" "$J/x"
+	# the main thread stays at the jail's /, the calling thread is in /a
+	same_as_kernel shimmed "$CALLER" --chroot "$J" --own-cwd /a \
+		mount none x tmpfs 0
+	grep -qx "\$S/jail/a/x / tmpfs none rw/rw on \$S" <<<"$output"
+}
+
 @test "a caller that forks: parent and child both get through" {
 	mkdir "$J/f0" "$J/f1"
 	run shimmed "$CALLER" --chroot "$J" --fork mount none /f%t tmpfs 0

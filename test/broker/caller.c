@@ -15,6 +15,8 @@
  *   --thread-cwd DIR then start a thread that takes a cwd of its own
  *                    (unshare CLONE_FS) in DIR and sleeps: a use of DIR's
  *                    mount that /proc/PID/cwd does not show
+ *   --own-cwd DIR    run the steps in a thread that takes a cwd of its own
+ *                    in DIR, the main thread's staying where it is
  *   --raw            steps call syscall(SYS_mount / SYS_umount2) instead of
  *                    the libc functions
  *   --threads N      run the steps in N threads at once
@@ -64,7 +66,7 @@
 #endif
 
 static struct {
-	const char *open_path, *root, *dir, *out, *thread_cwd;
+	const char *open_path, *root, *dir, *out, *thread_cwd, *own_cwd;
 	long uid;
 	bool raw, fork, vfork;
 	int threads, repeat, fd;
@@ -79,7 +81,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void usage(void)
 {
 	fputs("usage: caller [--open PATH] [--chroot DIR] [--chdir DIR] "
-	      "[--uid N] [--thread-cwd DIR] [--raw] [--threads N | --fork | --vfork] [--repeat N] "
+	      "[--uid N] [--thread-cwd DIR] [--own-cwd DIR] [--raw] [--threads N | --fork | --vfork] [--repeat N] "
 	      "[--closefds FILE] STEP...\n", stderr);
 	exit(2);
 }
@@ -272,9 +274,21 @@ static void setup(void)
 		die("close_range");
 }
 
+static void *own_cwd_main(void *arg)
+{
+	if (unshare(CLONE_FS) < 0 || chdir(opt.own_cwd) < 0)
+		die(opt.own_cwd);
+	return worker_main(arg);
+}
+
 static void run(void)
 {
-	if (opt.threads > 0) {
+	if (opt.own_cwd) {
+		pthread_t t;
+		if ((errno = pthread_create(&t, NULL, own_cwd_main, NULL)))
+			die("pthread_create");
+		pthread_join(t, NULL);
+	} else if (opt.threads > 0) {
 		pthread_t t[opt.threads];
 		for (int i = 0; i < opt.threads; i++)
 			if ((errno = pthread_create(&t[i], NULL, worker_main,
@@ -321,6 +335,7 @@ int main(int argc, char **argv)
 		else if (strcmp(o, "repeat") == 0) opt.repeat = atoi(v);
 		else if (strcmp(o, "closefds") == 0) opt.out = v;
 		else if (strcmp(o, "thread-cwd") == 0) opt.thread_cwd = v;
+		else if (strcmp(o, "own-cwd") == 0) opt.own_cwd = v;
 		else usage();
 	}
 	opt.steps = argv + i;
