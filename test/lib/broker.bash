@@ -130,6 +130,8 @@ broker_teardown() {
 		wait "$p" 2>/dev/null
 	done
 	if broker_alive; then
+		# after any test, the graph and the kernel agree in size
+		assert_count_agrees >&2 || rc=1
 		"$SHARECTL" stop >/dev/null 2>&1 || true
 		if ! wait_gone "$BROKER_PID" 5; then
 			echo "teardown: broker $BROKER_PID ignored sharectl stop" >&2
@@ -153,6 +155,17 @@ assert_broker_serves() {
 	run "$SHARECTL" status
 	[ "$status" -eq 0 ]
 	[[ $output == "sharebrokerd $BROKER_PID: "* ]]
+}
+
+# The broker counts as many mounts as the kernel's table has: its graph
+# and the kernel agree at least in size.
+assert_count_agrees() {
+	local n
+	n=$("$SHARECTL" status | sed -n 's/^sharebrokerd [0-9]*: \([0-9]*\) mounts.*/\1/p')
+	if [ "$n" != "$(wc -l </proc/self/mountinfo)" ]; then
+		echo "the broker counts $n mounts, the kernel has $(wc -l </proc/self/mountinfo)"
+		return 1
+	fi
 }
 
 # ---- running things -------------------------------------------------------
