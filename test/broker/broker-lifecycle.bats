@@ -59,6 +59,24 @@ teardown() { broker_teardown; }
 	is_mountpoint "$S/keep"
 }
 
+@test "a restarted broker still propagates what it propagated before" {
+	# RFC Example 1's setup: the jail's /floppy a slave of the host's
+	mkdir -p "$S/floppy" "$J/floppy"
+	host mount --bind "$S/floppy" "$S/floppy"
+	host mount --make-shared "$S/floppy"
+	host mount --bind "$S/floppy" "$J/floppy"
+	jail mount --make-slave /floppy
+	[ "$(call_result)" = 0 ]
+	"$SHARECTL" stop
+	wait_gone "$BROKER_PID" 5
+	broker_start
+	# design.md principle 3: what must survive a restart was written
+	# before the reply; the kernel's table alone cannot tell
+	host mount -t tmpfs DISK "$S/floppy"
+	[ "$(call_result)" = 0 ]
+	[ "$(mountpoints_of DISK)" = "$S/floppy"$'\n'"$J/floppy" ]
+}
+
 @test "sharectl status without a broker fails with a message" {
 	"$SHARECTL" stop
 	wait_gone "$BROKER_PID" 5
