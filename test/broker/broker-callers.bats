@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # Programs that call mount(2) and umount2(2) themselves, not util-linux:
 # through libc and through syscall(2), from many threads at once, across
-# fork and vfork, and after closing every descriptor.  Inside a jail each
+# fork and vfork, after closing every descriptor, and one that bypasses the
+# shim altogether (a static binary).  Inside a jail each
 # gets what the kernel gives it (same_as_kernel: the same program natively
 # in a scratch namespace).
 
@@ -119,3 +120,14 @@ mount /c = 0" ]
 	is_mountpoint "$J/c"
 }
 
+
+@test "a mount made without the shim (a static binary in the jail) is known at the next request" {
+	mkdir "$J/x"
+	# straight to the kernel, as a static busybox in a jail would
+	"$CALLER" --chroot "$J" mount none /x tmpfs 0
+	is_mountpoint "$J/x"
+	run shimmed "$CALLER" --chroot "$J" umount /x 0
+	[ "$output" = "umount /x = 0" ]
+	run is_mountpoint "$J/x"
+	[ "$status" -ne 0 ]
+}
