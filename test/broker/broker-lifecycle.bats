@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # sharebrokerd's life: it starts detached and is ready when it returns, one
 # broker per socket, SIGTERM and `sharectl stop` end it with every mount
-# left in place, sharectl reports a missing broker, `sharectl jails` names
-# the roots of jailed callers, and it refuses a table the kernel already
-# propagates.
+# left in place, a restarted broker carries on, sharectl reports a missing
+# broker, `sharectl jails` names the roots of jailed callers, and it refuses
+# a table the kernel already propagates, or to run without root.
 
 load ../lib/broker
 
