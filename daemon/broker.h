@@ -92,13 +92,15 @@ struct fs *fs_of_dev(const struct broker *b, dev_t dev);
 int refresh_paths(struct broker *b);
 int fd_mnt_id(int fd);
 
-/* resolve.c */
+/* peer.c */
 int peer_read(struct peer *p, pid_t pid, uid_t uid, gid_t gid);
+int peer_identify(struct peer *p, int sock, pid_t pid, uid_t uid, gid_t gid);
 void peer_close(struct peer *p);
+
+/* resolve.c */
 enum { RES_FOLLOW = 0, RES_NOFOLLOW = 1 };
 int resolve(struct broker *b, const char *path, int how, struct named *out);
 void named_free(struct named *n);
-int resolve_fd(struct broker *b, const char *path, int *fd);
 int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
 
 /* calls.c */

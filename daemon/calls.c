@@ -38,47 +38,6 @@ static int apply(struct broker *b, int err)
 	return err;
 }
 
-/* Whether a filesystem type takes a block device (/proc/filesystems
- * lists the others as "nodev"); false for a type the kernel lacks, whose
- * mount fails anyway. */
-static bool needs_device(const char *type)
-{
-	char line[128], name[96];
-	bool dev = false;
-	FILE *f = fopen("/proc/filesystems", "re");
-	while (f && fgets(line, sizeof line, f))
-		if (sscanf(line, "%95s", name) == 1 && strcmp(name, type) == 0) {
-			dev = true;    /* no "nodev" in front */
-			break;
-		}
-	if (f)
-		fclose(f);
-	return dev;
-}
-
-/* The device a caller names is looked up inside its root, as every path:
- * the jail's /dev/sda1, not the host's.  The name is kept for the kernel
- * (and so for mountinfo) when the broker's lookup of it finds the same
- * device; otherwise the kernel gets the caller's node by descriptor. */
-static int device_source(struct broker *b, const char **source, int *fd,
-			 char *buf, size_t size)
-{
-	struct stat mine, theirs;
-	int err = resolve_fd(b, *source, fd);
-	if (err)
-		return err;
-	if (fstat(*fd, &theirs) < 0)
-		return -errno;
-	if (!S_ISBLK(theirs.st_mode))
-		return -ENOTBLK;
-	if (stat(*source, &mine) == 0 && S_ISBLK(mine.st_mode) &&
-	    mine.st_rdev == theirs.st_rdev)
-		return 0;
-	snprintf(buf, size, "/proc/self/fd/%d", *fd);
-	*source = buf;
-	return 0;
-}
-
 /* A new filesystem: the kernel makes it first (at the broker's staging
  * place), which is also the kernel's order: its errors (ENODEV, bad
  * options, no device) come before those of attaching it (EBUSY, ENOTDIR,
@@ -89,17 +48,9 @@ static int mount_new(struct broker *b, const struct caller *c, struct loc at,
 		     const char *data)
 {
 	struct stat st;
-	char devbuf[64];
-	const char *dev = source;
-	int devfd = -1, err = 0;
 	if (!type)
 		return -EINVAL;
-	if (source && needs_device(type))
-		err = device_source(b, &dev, &devfd, devbuf, sizeof devbuf);
-	if (!err)
-		err = stage_new(b, dev, type, ms, data);
-	if (devfd >= 0)
-		close(devfd);
+	int err = stage_new(b, source, type, ms, data);
 	if (err)
 		return err;
 	if (fstat(b->staged, &st) < 0) {

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "broker.h"
 
@@ -27,9 +28,11 @@
 
 /* A place (m, dir) as an O_PATH descriptor, walked from m's handle without
  * following symlinks or crossing into other mounts; a target may end on a
- * mount (the kernel mounts on the top of a stack anyway), a source may not. */
+ * mount (the kernel mounts on the top of a stack anyway), a source may not.
+ * A target that another mount covers on the way gives -EAGAIN and, in
+ * *cover, the directory of m where that mount sits (see move_to()). */
 static int open_loc(struct broker *b, struct mount *m, const char *dir,
-		    bool target, int *out)
+		    bool target, int *out, char **cover)
 {
 	struct named *n = target ? b->target : b->source;
 	if (n && n->at.m == m && strcmp(n->at.dir, dir) == 0) {
@@ -64,11 +67,16 @@ static int open_loc(struct broker *b, struct mount *m, const char *dir,
 			err = -ELOOP;  /* swapped in since the lookup */
 		else if (!(last && target) && fd_mnt_id(fd) != h->kid)
 			err = -EIO;    /* covered: out of reach */
+		if (err == -EIO && target && cover) {
+			*cover = strndup(dir, (size_t)(rel - dir));
+			err = *cover ? -EAGAIN : -ENOMEM;
+		}
 	}
 	if (cur < 0)
 		return err ? err : -errno;
 	if (err) {
-		broker_log(b, "mount %u: %s is covered", m->id, dir);
+		if (err != -EAGAIN)
+			broker_log(b, "mount %u: %s is out of reach", m->id, dir);
 		close(cur);
 		return err;
 	}
@@ -91,34 +99,94 @@ static int place_path(struct broker *b, const char *base, bool file,
 	return 0;
 }
 
-/* Moves m (by its handle) to (parent, dir), on top of what is there. */
+static int park(struct broker *b, struct mount *m);
+
+/* Moves m (by its handle) to (parent, dir), on top of what is there.  A
+ * place under another mount (a receiver whose directory is covered,
+ * semantics.md 3.2: receivers are places, not paths) is reached by moving
+ * the covering stacks aside for the time of the move, then back. */
 static int move_to(struct broker *b, struct mount *m, unsigned parent,
 		   const char *dir)
 {
-	char src[64], dst[64];
-	int to, err = open_loc(b, mount_by_id(&b->g, parent), dir, true, &to);
-	if (err)
-		return err;
-	if (mount(FDPATH(src, handle_of(b, m)->fd), FDPATH(dst, to), NULL,
-		  MS_MOVE, NULL) < 0)
-		err = -errno;
-	close(to);
+	enum { DEPTH = 8 };
+	struct mount *p = mount_by_id(&b->g, parent), *aside[DEPTH];
+	char src[64], dst[64], *at[DEPTH], *cover = NULL;
+	int to, n = 0, err;
+	while ((err = open_loc(b, p, dir, true, &to, &cover)) == -EAGAIN) {
+		struct mount *c = n < DEPTH ? mount_at(&b->g, p, cover) : NULL;
+		if (!c || !handle_of(b, c) || (err = park(b, c))) {
+			broker_log(b, "mount %u: %s is covered", p->id, dir);
+			free(cover);
+			err = err && err != -EAGAIN ? err : -EIO;
+			break;
+		}
+		aside[n] = c;
+		at[n++] = cover;
+	}
+	if (!err) {
+		if (mount(FDPATH(src, handle_of(b, m)->fd), FDPATH(dst, to),
+			  NULL, MS_MOVE, NULL) < 0)
+			err = -errno;
+		close(to);
+	}
+	while (n-- > 0) {
+		if (open_loc(b, p, at[n], true, &to, NULL) == 0) {
+			if (mount(FDPATH(src, handle_of(b, aside[n])->fd),
+				  FDPATH(dst, to), NULL, MS_MOVE, NULL) < 0)
+				err = err ? err : -errno;
+			close(to);
+		} else {
+			broker_log(b, "mount %u: cannot return to %s",
+				   aside[n]->id, at[n]);
+			err = err ? err : -EIO;
+		}
+		free(at[n]);
+	}
 	return err;
 }
 
 /* The caller's new filesystem, mounted at the staging place and held in
  * b->staged until the plan's NEW step moves it into place. */
+/* The kernel reads the paths in a new mount's source and options (a
+ * device, overlay's lowerdir) from the mounter's root: a child of the
+ * broker takes the caller's root, then mounts on its cwd, the staging
+ * place outside that root.  So a jail's options name the jail's files.
+ * (A relative path in them starts at the jail's root, not its cwd.) */
+static int mount_as_caller(struct broker *b, const char *stage,
+			   const char *source, const char *type,
+			   unsigned long flags, const char *data)
+{
+	char root[64];
+	int at = open(stage, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int top = open(FDPATH(root, b->peer->root), O_RDONLY | O_DIRECTORY |
+		       O_CLOEXEC);
+	pid_t pid = at < 0 || top < 0 ? -1 : fork();
+	int status = 0, err = pid < 0 ? -errno : 0;
+	if (pid == 0)
+		_exit(fchdir(top) || chroot(".") || fchdir(at) ||
+		      mount(source, ".", type, flags, data) ? errno : 0);
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (pid > 0)
+		err = WIFEXITED(status) ? -WEXITSTATUS(status) : -EIO;
+	if (at >= 0)
+		close(at);
+	if (top >= 0)
+		close(top);
+	return err;
+}
+
 int stage_new(struct broker *b, const char *source, const char *type,
 	      unsigned long ms, const char *data)
 {
 	char stage[4200];
 	int err = place_path(b, b->stage, false, stage, sizeof stage, 0);
+	if (!err)
+		err = mount_as_caller(b, stage, source ? source : "none", type,
+				      ms & ~(unsigned long)(MS_REMOUNT | MS_BIND |
+				      MS_MOVE | MS_REC), data);
 	if (err)
 		return err;
-	if (mount(source ? source : "none", stage, type,
-		  ms & ~(unsigned long)(MS_REMOUNT | MS_BIND | MS_MOVE | MS_REC),
-		  data) < 0)
-		return -errno;
 	if ((b->staged = open(stage, O_PATH | O_CLOEXEC)) < 0) {
 		err = -errno;
 		umount2(stage, MNT_DETACH);
@@ -151,7 +219,7 @@ static int make(struct broker *b, const struct step *s, struct mount *m)
 	} else if (!(err = place_path(b, b->stage, m->file, stage,
 				      sizeof stage, m->seq)) &&
 		   !(err = open_loc(b, mount_by_id(&b->g, s->src), m->root,
-				    false, &from))) {
+				    false, &from, NULL))) {
 		if (mount(FDPATH(src, from), stage, NULL, MS_BIND, NULL) < 0 ||
 		    (fd = open(stage, O_PATH | O_CLOEXEC)) < 0)
 			err = -errno;
@@ -333,19 +401,51 @@ static void note(struct broker *b, size_t *cap, int kid)
 	b->busy_kids[b->nbusy++] = kid;
 }
 
-/* The mounts one process uses: cwd, root, executable, open files. */
+/* The mounts of the files a directory of magic links points to: a
+ * process's fd/ (through fdinfo, which says it without opening), its
+ * map_files/ (mapped files, e.g. shared libraries), its task/ (threads with
+ * a cwd or root of their own). */
+static void note_links(struct broker *b, size_t *cap, const char *dir,
+		       const char *const *names, size_t n)
+{
+	char path[600];
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d)); ) {
+		if (e->d_name[0] == '.')
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			snprintf(path, sizeof path, "%s/%s%s%s", dir, e->d_name,
+				 names[i][0] ? "/" : "", names[i]);
+			int fd = open(path, O_PATH | O_CLOEXEC);
+			if (fd >= 0) {
+				note(b, cap, fd_mnt_id(fd));
+				close(fd);
+			}
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The mounts one process uses: cwd, root, executable, open and mapped
+ * files, and its threads' cwds and roots. */
 static void scan_pid(struct broker *b, size_t *cap, const char *pid)
 {
-	static const char *const refs[] = { "cwd", "root", "exe" };
+	static const char *const own[] = { "cwd", "root", "exe" };
+	static const char *const self[] = { "" };
 	char path[300], line[128];
 	for (size_t i = 0; i < 3; i++) {
-		snprintf(path, sizeof path, "/proc/%s/%s", pid, refs[i]);
+		snprintf(path, sizeof path, "/proc/%s/%s", pid, own[i]);
 		int fd = open(path, O_PATH | O_CLOEXEC);
 		if (fd >= 0) {
 			note(b, cap, fd_mnt_id(fd));
 			close(fd);
 		}
 	}
+	snprintf(path, sizeof path, "/proc/%s/task", pid);
+	note_links(b, cap, path, own, 2);
+	snprintf(path, sizeof path, "/proc/%s/map_files", pid);
+	note_links(b, cap, path, self, 1);
 	snprintf(path, sizeof path, "/proc/%s/fdinfo", pid);
 	DIR *d = opendir(path);
 	for (struct dirent *e; d && (e = readdir(d)); ) {

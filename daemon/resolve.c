@@ -1,7 +1,7 @@
-/* resolve.c: who the caller is, and what its paths name.
+/* resolve.c: what a caller's paths name.
  *
- * Security: the caller's identity and root come from the kernel
- * (SO_PEERCRED, /proc/<pid>), never from the message.  Paths are walked one
+ * Security: the caller's root and cwd come from the kernel (peer.c), never
+ * from the message.  Paths are walked one
  * component at a time from the caller's root or cwd with O_PATH|O_NOFOLLOW;
  * ".." stops at the caller's root, symlinks are expanded here (absolute
  * ones restart at the caller's root), and procfs magic links, which would
@@ -24,70 +24,6 @@
 #define PROC_MAGIC 0x9fa0
 #define MAXLINKS 40            /* the kernel's MAXSYMLINKS */
 #define PATHMAX 4096
-
-static bool cap(unsigned long long caps, int bit)
-{
-	return caps >> bit & 1;
-}
-
-/* Credentials as permission checks see them: fsuid, fsgid, groups, caps. */
-static int read_status(struct peer *p)
-{
-	char path[64], line[1024];
-	unsigned long long caps = 0;
-	snprintf(path, sizeof path, "/proc/%d/status", (int)p->pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -ESRCH;
-	while (fgets(line, sizeof line, f)) {
-		unsigned r, e, s, fs;
-		if (sscanf(line, "Uid: %u %u %u %u", &r, &e, &s, &fs) == 4)
-			p->uid = fs;
-		else if (sscanf(line, "Gid: %u %u %u %u", &r, &e, &s, &fs) == 4)
-			p->gid = fs;
-		else if (sscanf(line, "CapEff: %llx", &caps) == 1)
-			continue;
-		else if (strncmp(line, "Groups:", 7) == 0) {
-			char *q = line + 7, *end;
-			p->ngroups = 0;
-			for (unsigned long g; p->ngroups < 64 &&
-			     (g = strtoul(q, &end, 10), end != q); q = end)
-				p->groups[p->ngroups++] = (gid_t)g;
-		}
-	}
-	fclose(f);
-	p->cap_admin = cap(caps, 21);              /* CAP_SYS_ADMIN */
-	p->cap_search = cap(caps, 1) || cap(caps, 2);
-	return 0;
-}
-
-int peer_read(struct peer *p, pid_t pid, uid_t uid, gid_t gid)
-{
-	char path[64];
-	memset(p, 0, sizeof *p);
-	p->pid = pid;
-	p->uid = uid;
-	p->gid = gid;
-	p->root = p->cwd = -1;
-	snprintf(path, sizeof path, "/proc/%d/root", (int)pid);
-	p->root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
-	p->cwd = open(path, O_PATH | O_CLOEXEC);
-	if (p->root < 0 || p->cwd < 0 || read_status(p) < 0) {
-		peer_close(p);
-		return -ESRCH;
-	}
-	return 0;
-}
-
-void peer_close(struct peer *p)
-{
-	if (p->root >= 0)
-		close(p->root);
-	if (p->cwd >= 0)
-		close(p->cwd);
-	p->root = p->cwd = -1;
-}
 
 static bool in_group(const struct peer *p, gid_t g)
 {
@@ -311,13 +247,6 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 	free(path);
 	free(top);
 	return err;
-}
-
-/* A caller's path as a descriptor (O_PATH), for what is not a place of
- * the graph: a device node. */
-int resolve_fd(struct broker *b, const char *path, int *fd)
-{
-	return walk(b, path, RES_FOLLOW, fd);
 }
 
 /* A caller's path as a place of the graph (the topmost mount there). */

@@ -1,0 +1,177 @@
+/* peer.c: who the caller is, from the kernel alone.
+ *
+ * SO_PEERCRED names the process that connected; /proc/<pid> gives its
+ * credentials, capabilities, root and cwd.  A pid can be reused: a client
+ * can connect, hand the connection to a child and exit, and wait for a
+ * privileged process to get its pid.  So the process read must be the one
+ * that holds the connection's other end, before and after the reading
+ * (peer_holds()): a pid cannot be reused twice in that time.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "broker.h"
+
+static bool cap(unsigned long long caps, int bit)
+{
+	return caps >> bit & 1;
+}
+
+/* Whether pid is in the broker's user namespace (kernels without user
+ * namespaces have one). */
+static bool same_userns(pid_t pid)
+{
+	char path[64];
+	struct stat mine, theirs;
+	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+	if (stat("/proc/self/ns/user", &mine) < 0)
+		return true;
+	return stat(path, &theirs) == 0 && mine.st_ino == theirs.st_ino &&
+	       mine.st_dev == theirs.st_dev;
+}
+
+/* Credentials as permission checks see them: fsuid, fsgid, groups, caps. */
+static int read_status(struct peer *p)
+{
+	char path[64], line[1024];
+	unsigned long long caps = 0;
+	snprintf(path, sizeof path, "/proc/%d/status", (int)p->pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -ESRCH;
+	while (fgets(line, sizeof line, f)) {
+		unsigned r, e, s, fs;
+		if (sscanf(line, "Uid: %u %u %u %u", &r, &e, &s, &fs) == 4)
+			p->uid = fs;
+		else if (sscanf(line, "Gid: %u %u %u %u", &r, &e, &s, &fs) == 4)
+			p->gid = fs;
+		else if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			continue;
+		else if (strncmp(line, "Groups:", 7) == 0) {
+			char *q = line + 7, *end;
+			p->ngroups = 0;
+			for (unsigned long g; p->ngroups < 64 &&
+			     (g = strtoul(q, &end, 10), end != q); q = end)
+				p->groups[p->ngroups++] = (gid_t)g;
+		}
+	}
+	fclose(f);
+	/* Capabilities count only in the broker's user namespace: in one of
+	 * its own (unshare -U -r, open to every user) a process has them all
+	 * and no power over the host's mounts, which the kernel knows. */
+	bool home = same_userns(p->pid);
+	p->cap_admin = home && cap(caps, 21);      /* CAP_SYS_ADMIN */
+	p->cap_search = home && (cap(caps, 1) || cap(caps, 2));
+	return 0;
+}
+
+int peer_read(struct peer *p, pid_t pid, uid_t uid, gid_t gid)
+{
+	char path[64];
+	memset(p, 0, sizeof *p);
+	p->pid = pid;
+	p->uid = uid;
+	p->gid = gid;
+	p->root = p->cwd = -1;
+	snprintf(path, sizeof path, "/proc/%d/root", (int)pid);
+	p->root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
+	p->cwd = open(path, O_PATH | O_CLOEXEC);
+	if (p->root < 0 || p->cwd < 0 || read_status(p) < 0) {
+		peer_close(p);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+void peer_close(struct peer *p)
+{
+	if (p->root >= 0)
+		close(p->root);
+	if (p->cwd >= 0)
+		close(p->cwd);
+	p->root = p->cwd = -1;
+}
+
+
+/* The inode of the other end of a connected AF_UNIX socket, from the
+ * kernel's socket diagnostics (Linux 3.3); 0 when they cannot tell. */
+static ino_t peer_inode(int sock)
+{
+	struct stat st;
+	struct {
+		struct nlmsghdr nh;
+		struct unix_diag_req r;
+	} q = { { sizeof q, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, 1, 0 },
+		{ .sdiag_family = AF_UNIX, .udiag_states = ~0u,
+		  .udiag_show = UDIAG_SHOW_PEER,
+		  .udiag_cookie = { ~0u, ~0u } } };
+	long buf[1024];
+	ino_t peer = 0;
+	if (fstat(sock, &st) < 0)
+		return 0;
+	q.r.udiag_ino = (unsigned)st.st_ino;
+	int nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (nl < 0)
+		return 0;
+	ssize_t n = send(nl, &q, sizeof q, 0) == sizeof q ?
+		    recv(nl, buf, sizeof buf, 0) : -1;
+	close(nl);
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	if (n < 0 || !NLMSG_OK(h, (size_t)n) || h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return 0;
+	struct unix_diag_msg *m = NLMSG_DATA(h);
+	int len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof *m));
+	for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, len);
+	     a = RTA_NEXT(a, len))
+		if (a->rta_type == UNIX_DIAG_PEER)
+			peer = *(unsigned *)RTA_DATA(a);
+	return peer;
+}
+
+/* Whether process pid holds the socket inode ino among its descriptors. */
+static bool holds(pid_t pid, ino_t ino)
+{
+	char path[64], link[64], want[40];
+	bool found = false;
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	snprintf(want, sizeof want, "socket:[%lu]", (unsigned long)ino);
+	DIR *d = opendir(path);
+	for (struct dirent *e; d && !found && (e = readdir(d)); ) {
+		char fd[330];
+		snprintf(fd, sizeof fd, "%s/%s", path, e->d_name);
+		ssize_t n = readlink(fd, link, sizeof link - 1);
+		if (n > 0) {
+			link[n] = '\0';
+			found = strcmp(link, want) == 0;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Reads who is at the other end of sock: -ESRCH when the process that
+ * connected is gone or pid now names another process. */
+int peer_identify(struct peer *p, int sock, pid_t pid, uid_t uid, gid_t gid)
+{
+	ino_t end = peer_inode(sock);
+	if (end && !holds(pid, end))
+		return -ESRCH;
+	int err = peer_read(p, pid, uid, gid);
+	if (!err && end && !holds(pid, end)) {
+		peer_close(p);
+		err = -ESRCH;
+	}
+	return err;
+}
