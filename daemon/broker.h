@@ -93,8 +93,9 @@ int refresh_paths(struct broker *b);
 int fd_mnt_id(int fd);
 
 /* peer.c */
-int peer_read(struct peer *p, pid_t pid, uid_t uid, gid_t gid);
-int peer_identify(struct peer *p, int sock, pid_t pid, uid_t uid, gid_t gid);
+int peer_read(struct peer *p, pid_t pid, pid_t tid, uid_t uid, gid_t gid);
+int peer_identify(struct peer *p, int sock, pid_t pid, pid_t tid, uid_t uid,
+		  gid_t gid);
 void peer_close(struct peer *p);
 
 /* resolve.c */

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "broker.h"
 
-enum { RETRIES = 3 };          /* names read again while renames race us */
+enum { RETRIES = 10 };         /* names read again while renames race us */
 
 /* The caller as the engine sees it; root's directory lives in *buf. */
 static int caller_of(struct broker *b, struct caller *c, char **buf)

@@ -75,17 +75,24 @@ static int read_status(struct peer *p)
 	return 0;
 }
 
-int peer_read(struct peer *p, pid_t pid, uid_t uid, gid_t gid)
+/* tid: the calling thread, which may have a root and cwd of its own; any
+ * thread of the process (which could chdir all of them anyway), else the
+ * process's. */
+int peer_read(struct peer *p, pid_t pid, pid_t tid, uid_t uid, gid_t gid)
 {
-	char path[64];
+	char dir[64], path[96];
+	struct stat st;
 	memset(p, 0, sizeof *p);
 	p->pid = pid;
 	p->uid = uid;
 	p->gid = gid;
 	p->root = p->cwd = -1;
-	snprintf(path, sizeof path, "/proc/%d/root", (int)pid);
+	snprintf(dir, sizeof dir, "/proc/%d/task/%d", (int)pid, (int)tid);
+	if (tid <= 0 || stat(dir, &st) < 0)
+		snprintf(dir, sizeof dir, "/proc/%d", (int)pid);
+	snprintf(path, sizeof path, "%s/root", dir);
 	p->root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
+	snprintf(path, sizeof path, "%s/cwd", dir);
 	p->cwd = open(path, O_PATH | O_CLOEXEC);
 	if (p->root < 0 || p->cwd < 0 || read_status(p) < 0) {
 		peer_close(p);
@@ -163,12 +170,13 @@ static bool holds(pid_t pid, ino_t ino)
 
 /* Reads who is at the other end of sock: -ESRCH when the process that
  * connected is gone or pid now names another process. */
-int peer_identify(struct peer *p, int sock, pid_t pid, uid_t uid, gid_t gid)
+int peer_identify(struct peer *p, int sock, pid_t pid, pid_t tid, uid_t uid,
+		  gid_t gid)
 {
 	ino_t end = peer_inode(sock);
 	if (end && !holds(pid, end))
 		return -ESRCH;
-	int err = peer_read(p, pid, uid, gid);
+	int err = peer_read(p, pid, tid, uid, gid);
 	if (!err && end && !holds(pid, end)) {
 		peer_close(p);
 		err = -ESRCH;

@@ -186,8 +186,8 @@ static void serve(struct broker *b, int fd, const struct ucred *cred)
 		reply(fd, 0, EINVAL, NULL, 0, -1);
 		goto out;
 	}
-	if ((err = peer_identify(&peer, fd, cred->pid, cred->uid,
-				 cred->gid)) < 0) {
+	if ((err = peer_identify(&peer, fd, cred->pid, (pid_t)r->tid,
+				 cred->uid, cred->gid)) < 0) {
 		reply(fd, r->op, err, NULL, 0, -1);
 		goto out;
 	}

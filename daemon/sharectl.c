@@ -27,7 +27,8 @@ static int ask(const char *addr, uint16_t op)
 {
 	static char buf[sizeof(struct ls_reply) + LS_REPLY_MAX];
 	struct ls_request rq = { LS_MAGIC, LS_VERSION, op, 0,
-				 { LS_ABSENT, LS_ABSENT, LS_ABSENT, LS_ABSENT } };
+				 { LS_ABSENT, LS_ABSENT, LS_ABSENT, LS_ABSENT },
+				 0, 0 };
 	struct ucred cred;
 	socklen_t cl = sizeof cred;
 	int fd = sock_connect(addr);

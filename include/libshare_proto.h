@@ -28,7 +28,7 @@
 
 /* The largest request: header, three paths of PATH_MAX and one page of
  * mount data.  Anything longer is malformed. */
-#define LS_REQUEST_MAX (32 + 3 * 4096 + 4096)
+#define LS_REQUEST_MAX (40 + 3 * 4096 + 4096)
 /* The largest reply, text included. */
 #define LS_REPLY_MAX 65536
 
@@ -61,6 +61,12 @@ struct ls_request {
 	uint16_t op;               /* enum ls_op */
 	uint64_t arg;              /* flags of the call, see enum ls_op */
 	uint32_t len[LS_NFIELDS];  /* bytes of each field, or LS_ABSENT */
+	uint32_t tid;              /* the calling thread, whose cwd and root
+				      relative paths start from (a thread may
+				      have its own); the broker takes it only
+				      from the process that connected: 0 for
+				      that process's own */
+	uint32_t reserved;         /* 0 */
 	/* then the present fields, back to back, without terminators; the
 	 * message length is exactly the header plus their sum */
 };

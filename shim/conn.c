@@ -97,7 +97,9 @@ static int broker_connect(void)
  * SOCK_SEQPACKET message goes whole or not at all. */
 static int send_request(int fd, const struct shim_req *q)
 {
-	struct ls_request h = { LS_MAGIC, LS_VERSION, q->op, q->arg, { 0 } };
+	struct ls_request h = { LS_MAGIC, LS_VERSION, q->op, q->arg, { 0 },
+				(uint32_t)shim_raw(SYS_gettid, 0, 0, 0, 0, 0, 0),
+				0 };
 	struct iovec v[1 + LS_NFIELDS];
 	struct msghdr mh = { .msg_iov = v };
 	size_t total = sizeof h;
