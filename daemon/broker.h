@@ -67,6 +67,7 @@ struct broker {
 	const char *state_dir;
 	char *stage, *stage_file, *park; /* the executor's own places */
 	int listen_fd;
+	int watch;             /* /proc/self/mountinfo, polled for changes */
 	bool stop;
 	bool debug;
 	/* per request */
@@ -90,6 +91,8 @@ struct mount *mount_of_kid(const struct broker *b, int kid);
 void handle_drop(struct broker *b, struct handle *h);
 struct fs *fs_of_dev(const struct broker *b, dev_t dev);
 int refresh_paths(struct broker *b);
+int sync_table(struct broker *b);
+bool table_changed(struct broker *b);
 int fd_mnt_id(int fd);
 
 /* peer.c */

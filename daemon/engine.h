@@ -166,6 +166,8 @@ struct mount *graph_import(struct graph *g, struct ns *ns,
 struct mount *mount_by_id(const struct graph *g, unsigned id);
 void mount_rename(struct graph *g, struct mount *m, const char *root,
 		  const char *mp);
+void graph_forget(struct graph *g, struct mount *m);
+struct mount *next_in_tree(struct mount *m, struct mount *top);
 struct mount *mount_at(const struct graph *g, const struct mount *parent,
 		       const char *mp);
 struct mount *topmost(const struct graph *g, struct mount *m);

@@ -383,6 +383,32 @@ void mount_rename(struct graph *g, struct mount *m, const char *root,
 	HASH_ADD_KEYPTR(hk, g->by_key, m->key, strlen(m->key), m);
 }
 
+/* A mount the kernel no longer has (unmounted behind sharebrokerd's
+ * back), with its subtree, children first: each leaves its peers (its
+ * slaves go to another peer or its master, as on umount) and its
+ * namespace.  Outside any plan. */
+void graph_forget(struct graph *g, struct mount *m)
+{
+	struct mount **v = NULL;
+	size_t n = 0, cap = 0;
+	bool check = g->check;
+	for (struct mount *q = m; q; q = next_in_tree(q, m)) {
+		v = grow(v, &cap, n, sizeof *v);
+		v[n++] = q;
+	}
+	g->check = false;
+	plan_begin(g);
+	while (n-- > 0) {
+		change_propagation(g, v[n], LS_MS_PRIVATE);
+		if (v[n]->parent)
+			mount_detach(g, v[n]);
+		mount_kill(g, v[n]);
+	}
+	plan_commit(g);
+	g->check = check;
+	free(v);
+}
+
 /* The executor's lookup: plan steps name mounts by id. */
 struct mount *mount_by_id(const struct graph *g, unsigned id)
 {

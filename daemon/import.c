@@ -3,10 +3,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "broker.h"
 
@@ -51,19 +53,18 @@ static void devref(struct broker *b, struct handle *h, int delta)
 	}
 }
 
-int handle_add(struct broker *b, struct mount *m, int fd)
+/* A handle on m; fd -1 for a mount the kernel has but the broker cannot
+ * reach (covered when it was imported): known by its id, never used. */
+static int handle_put(struct broker *b, struct mount *m, int fd, int kid,
+		      dev_t dev)
 {
 	struct handle *h = calloc(1, sizeof *h);
-	struct stat st;
-	int kid = fd_mnt_id(fd);
-	if (!h || kid < 0 || fstat(fd, &st) < 0) {
-		free(h);
-		return !h ? -ENOMEM : kid < 0 ? kid : -errno;
-	}
+	if (!h)
+		return -ENOMEM;
 	h->seq = m->seq;
 	h->fd = fd;
 	h->kid = kid;
-	h->dev = st.st_dev;
+	h->dev = dev;
 	h->m = m;
 	HASH_ADD(hh, b->by_seq, seq, sizeof h->seq, h);
 	HASH_ADD(hk, b->by_kid, kid, sizeof h->kid, h);
@@ -71,11 +72,20 @@ int handle_add(struct broker *b, struct mount *m, int fd)
 	return 0;
 }
 
+int handle_add(struct broker *b, struct mount *m, int fd)
+{
+	struct stat st;
+	int kid = fd_mnt_id(fd);
+	if (kid < 0)
+		return kid;
+	return fstat(fd, &st) < 0 ? -errno : handle_put(b, m, fd, kid, st.st_dev);
+}
+
 struct handle *handle_of(const struct broker *b, const struct mount *m)
 {
 	struct handle *h;
 	HASH_FIND(hh, b->by_seq, &m->seq, sizeof m->seq, h);
-	return h;
+	return h && h->fd >= 0 ? h : NULL;
 }
 
 struct mount *mount_of_kid(const struct broker *b, int kid)
@@ -90,7 +100,8 @@ void handle_drop(struct broker *b, struct handle *h)
 	devref(b, h, -1);
 	HASH_DELETE(hh, b->by_seq, h);
 	HASH_DELETE(hk, b->by_kid, h);
-	close(h->fd);
+	if (h->fd >= 0)
+		close(h->fd);
 	free(h);
 }
 
@@ -238,6 +249,13 @@ static char *dir_in(const struct entry *parent, const char *mp)
 	return d;
 }
 
+/* The kernel's superblock of an entry ("major:minor"). */
+static dev_t entry_dev(const struct entry *e)
+{
+	unsigned maj, min;
+	return sscanf(e->dev, "%u:%u", &maj, &min) == 2 ? makedev(maj, min) : 0;
+}
+
 /* A mount the broker can reach by its path gets a handle: the top of its
  * stack, when nothing covers it.  Others stay out of reach (logged). */
 static void hold(struct broker *b, struct entry *e)
@@ -250,6 +268,7 @@ static void hold(struct broker *b, struct entry *e)
 		close(fd);
 	broker_log(b, "mount %d on %s is covered: out of the broker's reach",
 		   e->id, e->mp);
+	handle_put(b, e->m, -1, e->id, entry_dev(e));
 }
 
 static struct fs *fs_of(struct broker *b, struct entry *v, size_t i)
@@ -319,6 +338,72 @@ static void free_lines(char **lines, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(lines[i]);
 	free(lines);
+}
+
+/* Mounts made or unmounted behind the broker's back (a static binary, a
+ * tool run without the shim): the graph follows the kernel's table before
+ * it decides anything.  New mounts join as private mounts under their
+ * parents; vanished ones leave with their subtrees.  Returns how many
+ * changed. */
+int sync_table(struct broker *b)
+{
+	char **lines;
+	size_t n;
+	int changed = 0;
+	if (read_lines("/proc/self/mountinfo", &lines, &n) < 0)
+		return 0;
+	struct entry *v = calloc(n ? n : 1, sizeof *v);
+	for (size_t i = 0; v && i < n; i++)
+		if (parse_line(lines[i], &v[i]) == 0)
+			v[i].m = mount_of_kid(b, v[i].id);
+	for (struct handle *h = b->by_seq, *next; v && h; h = next) {
+		next = h->hh.next;
+		if (!h->m->parent || find(v, n, h->kid))
+			continue;
+		struct mount *gone = h->m;
+		for (struct mount *q = gone; q; q = next_in_tree(q, gone)) {
+			struct handle *qh;
+			HASH_FIND(hh, b->by_seq, &q->seq, sizeof q->seq, qh);
+			if (qh && qh == next)
+				next = qh->hh.next;
+			if (qh)
+				handle_drop(b, qh);
+		}
+		graph_forget(&b->g, gone);
+		changed++;
+		next = b->by_seq;      /* the table changed under the walk */
+	}
+	for (bool more = true; v && more; ) {
+		more = false;
+		for (size_t i = 0; i < n; i++) {
+			struct entry *p = find(v, n, v[i].parent);
+			if (v[i].m || !p || !p->m || v[i].propagates)
+				continue;
+			char *dir = dir_in(p, v[i].mp);
+			struct fs *fs = fs_of_dev(b, entry_dev(&v[i]));
+			v[i].m = graph_import(&b->g, b->ns, p->m, dir,
+					      fs ? fs : fs_new(&b->g, v[i].type, ""),
+					      v[i].root, v[i].source,
+					      mnt_flags_of(v[i].opts));
+			free(dir);
+			if (v[i].m)
+				hold(b, &v[i]);
+			more = changed += v[i].m != NULL;
+		}
+	}
+	free(v);
+	free_lines(lines, n);
+	return changed;
+}
+
+/* The kernel flags a change of its mount table on an open mountinfo
+ * (POLLPRI, since 2.6.15), once per reader: the broker keeps one open to
+ * learn whether anyone else changed the table since its last request. */
+bool table_changed(struct broker *b)
+{
+	struct pollfd p = { .fd = b->watch, .events = POLLPRI };
+	return b->watch >= 0 && poll(&p, 1, 0) > 0 &&
+	       (p.revents & (POLLPRI | POLLERR));
 }
 
 /* Directories renamed since the graph learned their names: the kernel

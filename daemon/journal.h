@@ -42,7 +42,6 @@ bool is_shared(const struct mount *m);
 void set_shared(struct graph *g, struct mount *m);
 void change_propagation(struct graph *g, struct mount *m, int type);
 void transfer_slaves(struct graph *g, struct mount *m, struct mount *to);
-struct mount *next_in_tree(struct mount *m, struct mount *top);
 struct mount *next_group(struct mount *m, struct mount *origin, uint64_t seq0);
 
 enum { CL_SLAVE = 1, CL_MAKE_SHARED = 2, CL_COPY_UNBINDABLE = 4,

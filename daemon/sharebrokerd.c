@@ -172,6 +172,7 @@ int main(int argc, char **argv)
 				"table: %s\n", strerror(-err));
 		return 1;
 	}
+	b.watch = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if ((b.listen_fd = server_listen(addr)) < 0) {
 		fprintf(stderr, "sharebrokerd: %s: %s\n", addr,
 			b.listen_fd == -EADDRINUSE ?

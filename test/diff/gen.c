@@ -11,10 +11,9 @@
  * PRNG is self-contained, so a seed gives the same script everywhere.
  *
  * --legacy leaves out what the broker under the legacy simulation cannot be
- * asked (broker-run.sh): namespace copies (no CLONE_NEWNS on an old kernel)
- * and pivot_root (the broker refuses it so far). Their share goes to the
- * other operations; without --legacy a seed still gives the script it always
- * gave.
+ * asked (broker-run.sh): namespace copies (no CLONE_NEWNS on an old kernel).
+ * Their share goes to the other operations; without --legacy a seed still
+ * gives the script it always gave.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -235,11 +234,7 @@ static void op_jail(struct gen *g)
 	const char *jail = chance(g, 60) ? "$B/j1" : "$B/j2";
 	const char *a = jail_dir(g, jail, chance(g, 60));
 	const char *b = jail_dir(g, jail, 0);
-	/* --legacy: the same draws without the pivot_root band [92, 96) */
-	unsigned what = g->legacy ? rnd(g, 96) : rnd(g, 100);
-
-	if (g->legacy && what >= 92)
-		what += 4;
+	unsigned what = rnd(g, 100);
 
 	printf("chroot %s ", jail);
 	if (what < 30) {

@@ -18,7 +18,7 @@
 # --broker compares the kernel with libshare itself instead of sharedry: the
 # other side is broker-run.sh (sharebrokerd and libshare.so under the legacy
 # simulation), random scenarios come from "gen --legacy", a scenario that
-# copies namespaces or pivots the root is skipped (nothing legacy can run),
+# copies namespaces is skipped (nothing legacy can run),
 # and both sides also list the files visible under the sandbox
 # (DIFF_FILES=1) and lose their propagation fields (mtnorm -P: the broker's
 # kernel table is all private).
@@ -103,9 +103,9 @@ views_of() {
 }
 
 # Whether SCRIPT does what the legacy setting cannot: copy a namespace
-# (unshare, within) or pivot_root (possibly from a jail).
+# (unshare, within).
 unlegacy() {
-	grep -qE '^[[:space:]]*(chroot[[:space:]]+[^[:space:]]+[[:space:]]+)?(unshare|within|pivot_root)([[:space:]]|$)' "$1"
+	grep -qE '^[[:space:]]*(chroot[[:space:]]+[^[:space:]]+[[:space:]]+)?(unshare|within)([[:space:]]|$)' "$1"
 }
 
 # Lines of FILE as TAP diagnostics.
@@ -214,7 +214,7 @@ if ((broker)); then
 fi
 for f in "${files[@]}"; do
 	if ((broker)) && unlegacy "$f"; then
-		echo "ok $((++k)) - $(basename "$f") # SKIP namespace copy or pivot_root: not in the legacy setting"
+		echo "ok $((++k)) - $(basename "$f") # SKIP namespace copy: not in the legacy setting"
 		continue
 	fi
 	mapfile -t views < <(views_of "$f")
