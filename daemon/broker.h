@@ -122,6 +122,10 @@ int exec_plan(struct broker *b);
 void exec_commit(struct broker *b);
 bool busy(void *ctx, const struct mount *m);
 
+/* state.c */
+int state_save(struct broker *b);
+int state_load(struct broker *b);
+
 /* server.c */
 int server_listen(const char *addr);
 void server_loop(struct broker *b);

@@ -31,10 +31,12 @@ static int apply(struct broker *b, int err)
 {
 	if (!err)
 		err = exec_plan(b);
-	if (err)
+	if (err) {
 		plan_abandon(&b->g);
-	else
+	} else {
 		exec_commit(b);
+		state_save(b);         /* before the answer (principle 3) */
+	}
 	return err;
 }
 

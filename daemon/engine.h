@@ -167,6 +167,9 @@ struct mount *mount_by_id(const struct graph *g, unsigned id);
 void mount_rename(struct graph *g, struct mount *m, const char *root,
 		  const char *mp);
 void graph_forget(struct graph *g, struct mount *m);
+void mount_restore(struct graph *g, struct mount *m, bool shared,
+		   struct mount *peer, struct mount *master, bool unbindable);
+struct mount *next_peer(const struct mount *m);
 struct mount *next_in_tree(struct mount *m, struct mount *top);
 struct mount *mount_at(const struct graph *g, const struct mount *parent,
 		       const char *mp);

@@ -36,7 +36,6 @@ void plan_step(struct graph *g, enum step_kind kind, const struct mount *m,
 unsigned sb_flags(unsigned long ms, unsigned old, unsigned mask);
 
 /* propagate.c */
-struct mount *next_peer(const struct mount *m);
 struct mount *propagation_next(struct mount *m, struct mount *origin);
 bool is_shared(const struct mount *m);
 void set_shared(struct graph *g, struct mount *m);

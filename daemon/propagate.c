@@ -95,6 +95,26 @@ void set_shared(struct graph *g, struct mount *m)
 	JSET(g, m->unbindable, false);
 }
 
+/* Propagation read back from sharebrokerd's state file, for a private m
+ * (outside the graph's rules, inside a plan): a peer of `peer`, or of a
+ * new group when shared without one; a slave of `master`, at the end of
+ * its list; unbindable. */
+void mount_restore(struct graph *g, struct mount *m, bool shared,
+		   struct mount *peer, struct mount *master, bool unbindable)
+{
+	if (peer) {
+		JSET(g, m->group, peer->group);
+		jlist_add_tail(g, &m->share, &peer->share);
+	} else if (shared) {
+		set_shared(g, m);
+	}
+	if (master) {
+		JSET(g, m->master, master);
+		jlist_add_tail(g, &m->slave, &master->slaves);
+	}
+	JSET(g, m->unbindable, unbindable);
+}
+
 /* m's slaves now follow to, or nobody: they keep their order and go to
  * the head of to's list (6.18's transfer_propagation). */
 void transfer_slaves(struct graph *g, struct mount *m, struct mount *to)

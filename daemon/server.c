@@ -193,9 +193,11 @@ static void serve(struct broker *b, int fd, const struct ucred *cred)
 	}
 	b->peer = &peer;
 	remember_root(b);
-	if (table_changed(b) && sync_table(b) > 0)
+	if (table_changed(b) && sync_table(b) > 0) {
 		broker_log(b, "mounts changed behind the broker's back: "
 			   "the graph follows the kernel");
+		state_save(b);
+	}
 	err = dispatch(b, r, f, text, &ntext, &pass);
 	table_changed(b);          /* the broker's own changes */
 	if (b->debug)

@@ -172,6 +172,9 @@ int main(int argc, char **argv)
 				"table: %s\n", strerror(-err));
 		return 1;
 	}
+	if ((err = state_load(&b)) < 0)
+		fprintf(stderr, "sharebrokerd: %s/state: %s\n", b.state_dir,
+			strerror(-err));
 	b.watch = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if ((b.listen_fd = server_listen(addr)) < 0) {
 		fprintf(stderr, "sharebrokerd: %s: %s\n", addr,

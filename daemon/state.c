@@ -1,0 +1,178 @@
+/* state.c: what must survive a restart of the broker (design.md principle
+ * 3).  The kernel keeps the mounts; only the broker knows how they
+ * propagate: peer groups, masters, unbindable.  After every change the
+ * broker writes that down, before it answers, and reads it back when it
+ * starts, after importing the table.
+ *
+ * A line per mount that propagates, peer groups in ring order:
+ *     <kernel mount id> <major:minor> <group> <master's mount id or 0>
+ *     <unbindable 0|1> <root, escaped>
+ * A line whose mount id now names another mount (not the same superblock
+ * and root) is dropped: that mount went while the broker was away.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include "broker.h"
+
+#define MAGIC "libshare-state 1"
+
+static int kid_of(const struct broker *b, const struct mount *m)
+{
+	const struct handle *h = m ? handle_of(b, m) : NULL;
+	return h ? h->kid : 0;
+}
+
+/* The root with its spaces, newlines and backslashes escaped octally. */
+static void put_escaped(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		if (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\\')
+			fprintf(f, "\\%03o", (unsigned char)*s);
+		else
+			fputc(*s, f);
+}
+
+static void put_mount(const struct broker *b, FILE *f, const struct mount *m)
+{
+	const struct handle *h = handle_of(b, m);
+	fprintf(f, "%d %u:%u %u %d %d ", h->kid, major(h->dev), minor(h->dev),
+		m->group, kid_of(b, m->master), m->unbindable);
+	put_escaped(f, m->root);
+	fputc('\n', f);
+}
+
+/* Writes the state file (atomically: a new file renamed over the old). */
+int state_save(struct broker *b)
+{
+	char *tmp, *path;
+	int err = 0;
+	if (asprintf(&path, "%s/state", b->state_dir) < 0)
+		return -ENOMEM;
+	if (asprintf(&tmp, "%s.new", path) < 0) {
+		free(path);
+		return -ENOMEM;
+	}
+	FILE *f = fopen(tmp, "we");
+	if (f) {
+		unsigned seen = ++b->g.stamp;
+		fprintf(f, MAGIC "\n");
+		for (struct list *l = b->g.order.next; l != &b->g.order;
+		     l = l->next) {
+			struct mount *m = list_entry(l, struct mount, order);
+			if (m->stamp == seen || !handle_of(b, m) ||
+			    !(m->group || m->master || m->unbindable))
+				continue;
+			struct mount *p = m;
+			do {       /* the whole peer ring, in order */
+				p->stamp = seen;
+				if (handle_of(b, p))
+					put_mount(b, f, p);
+				p = next_peer(p);
+			} while (p != m);
+		}
+		if (fclose(f) != 0 || rename(tmp, path) < 0)
+			err = -errno;
+	} else {
+		err = -errno;
+	}
+	if (err)
+		broker_log(b, "%s: %s", path, strerror(-err));
+	free(tmp);
+	free(path);
+	return err;
+}
+
+struct saved {
+	int kid, master;
+	unsigned maj, min, group;
+	int unbindable;
+	char root[4096];
+	struct mount *m;
+};
+
+static void unescape_root(char *s)
+{
+	char *o = s;
+	for (char *i = s; *i; i++, o++) {
+		unsigned c;
+		if (i[0] == '\\' && sscanf(i + 1, "%3o", &c) == 1) {
+			*o = (char)c;
+			i += 3;
+		} else {
+			*o = *i;
+		}
+	}
+	*o = '\0';
+}
+
+/* The mount a saved line names, if the kernel still has it. */
+static struct mount *still_there(struct broker *b, struct saved *s)
+{
+	struct mount *m = mount_of_kid(b, s->kid);
+	const struct handle *h = m ? handle_of(b, m) : NULL;
+	unescape_root(s->root);
+	if (!h || major(h->dev) != s->maj || minor(h->dev) != s->min ||
+	    strcmp(m->root, s->root) != 0)
+		return NULL;
+	return m;
+}
+
+static struct saved *read_state(FILE *f, size_t *n)
+{
+	struct saved *v = NULL, one;
+	char line[4300];
+	*n = 0;
+	if (!fgets(line, sizeof line, f) || strcmp(line, MAGIC "\n") != 0)
+		return NULL;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "%d %u:%u %u %d %d %4095s", &one.kid, &one.maj,
+			   &one.min, &one.group, &one.master, &one.unbindable,
+			   one.root) == 7) {
+			struct saved *nv = realloc(v, (*n + 1) * sizeof *v);
+			if (!nv)
+				break;
+			v = nv;
+			v[(*n)++] = one;
+		}
+	return v;
+}
+
+/* Reads the state file back into the freshly imported graph. */
+int state_load(struct broker *b)
+{
+	char *path;
+	size_t n;
+	if (asprintf(&path, "%s/state", b->state_dir) < 0)
+		return -ENOMEM;
+	FILE *f = fopen(path, "re");
+	free(path);
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	struct saved *v = read_state(f, &n);
+	fclose(f);
+	bool check = b->g.check;
+	b->g.check = false;
+	plan_begin(&b->g);
+	for (size_t i = 0; i < n; i++) {
+		struct mount *peer = NULL;
+		if (!(v[i].m = still_there(b, &v[i])))
+			continue;
+		for (size_t j = 0; v[i].group && j < i && !peer; j++)
+			if (v[j].m && v[j].group == v[i].group)
+				peer = v[j].m;
+		mount_restore(&b->g, v[i].m, v[i].group != 0, peer, NULL,
+			      v[i].unbindable);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i].m && v[i].master)
+			mount_restore(&b->g, v[i].m, false, NULL,
+				      mount_of_kid(b, v[i].master),
+				      v[i].unbindable);
+	plan_commit(&b->g);
+	b->g.check = check;
+	free(v);
+	return 0;
+}
