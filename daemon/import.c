@@ -340,6 +340,25 @@ static void free_lines(char **lines, size_t n)
 	free(lines);
 }
 
+/* The kernel's table now, each entry with the graph's mount of its id
+ * (NULL for one the graph lacks); the entries point into *lines.  NULL
+ * (and no lines) when it cannot be read. */
+static struct entry *read_table(struct broker *b, char ***lines, size_t *n)
+{
+	struct entry *v = NULL;
+	if (read_lines("/proc/self/mountinfo", lines, n) == 0 &&
+	    (v = calloc(*n ? *n : 1, sizeof *v)) == NULL)
+		free_lines(*lines, *n);
+	if (!v) {
+		*lines = NULL;
+		*n = 0;
+	}
+	for (size_t i = 0; v && i < *n; i++)
+		if (parse_line((*lines)[i], &v[i]) == 0)
+			v[i].m = mount_of_kid(b, v[i].id);
+	return v;
+}
+
 /* Mounts made or unmounted behind the broker's back (a static binary, a
  * tool run without the shim): the graph follows the kernel's table before
  * it decides anything.  New mounts join as private mounts under their
@@ -350,12 +369,7 @@ int sync_table(struct broker *b)
 	char **lines;
 	size_t n;
 	int changed = 0;
-	if (read_lines("/proc/self/mountinfo", &lines, &n) < 0)
-		return 0;
-	struct entry *v = calloc(n ? n : 1, sizeof *v);
-	for (size_t i = 0; v && i < n; i++)
-		if (parse_line(lines[i], &v[i]) == 0)
-			v[i].m = mount_of_kid(b, v[i].id);
+	struct entry *v = read_table(b, &lines, &n);
 	for (struct handle *h = b->by_seq, *next; v && h; h = next) {
 		next = h->hh.next;
 		if (!h->m->parent || find(v, n, h->kid))
@@ -416,13 +430,9 @@ int refresh_paths(struct broker *b)
 	char **lines;
 	size_t n;
 	int changed = 0;
-	if (read_lines("/proc/self/mountinfo", &lines, &n) < 0)
-		return 0;
-	struct entry *v = calloc(n ? n : 1, sizeof *v);
+	struct entry *v = read_table(b, &lines, &n);
 	for (size_t i = 0; v && i < n; i++)
-		if (parse_line(lines[i], &v[i]) == 0 &&
-		    (v[i].m = mount_of_kid(b, v[i].id)) &&
-		    strcmp(v[i].m->root, v[i].root) != 0) {
+		if (v[i].m && strcmp(v[i].m->root, v[i].root) != 0) {
 			mount_rename(&b->g, v[i].m, v[i].root, NULL);
 			changed++;
 		}

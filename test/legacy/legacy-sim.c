@@ -28,48 +28,7 @@
 #include <linux/seccomp.h>
 
 /* Syscalls newer than some build hosts' headers (numbers are x86_64's). */
-#ifndef __NR_open_tree
-#define __NR_open_tree 428
-#endif
-#ifndef __NR_move_mount
-#define __NR_move_mount 429
-#endif
-#ifndef __NR_fsopen
-#define __NR_fsopen 430
-#endif
-#ifndef __NR_fsconfig
-#define __NR_fsconfig 431
-#endif
-#ifndef __NR_fsmount
-#define __NR_fsmount 432
-#endif
-#ifndef __NR_fspick
-#define __NR_fspick 433
-#endif
-#ifndef __NR_clone3
-#define __NR_clone3 435
-#endif
-#ifndef __NR_mount_setattr
-#define __NR_mount_setattr 442
-#endif
-#ifndef __NR_statmount
-#define __NR_statmount 457
-#endif
-#ifndef __NR_listmount
-#define __NR_listmount 458
-#endif
-#ifndef __NR_openat2
-#define __NR_openat2 437
-#endif
-#ifndef __NR_pidfd_open
-#define __NR_pidfd_open 434
-#endif
-#ifndef __NR_pidfd_getfd
-#define __NR_pidfd_getfd 438
-#endif
-#ifndef __NR_open_tree_attr
-#define __NR_open_tree_attr 467
-#endif
+#include "sysnr.h"
 #ifndef SECCOMP_RET_KILL_PROCESS
 #define SECCOMP_RET_KILL_PROCESS 0x80000000U
 #endif
