@@ -32,6 +32,12 @@
  *   swap A B SECONDS   exchange A and B (renameat2 RENAME_EXCHANGE) in a
  *                      tight loop: the racer of the symlink-swap test
  *   sleep SECONDS      (a process that holds its cwd and root somewhere)
+ *   pivot NEW OLD      pivot_root(NEW, OLD) through syscall(), as
+ *                      pivot_root(8) calls it: "pivot_root NEW OLD = RESULT"
+ *   ls DIR             "ls DIR = NAME..." (sorted, without . and ..), or the
+ *                      errno name: what this process sees there
+ *   cat FILE           "cat FILE = FIRST-LINE", or the errno name
+ *   cwd                "cwd = PATH" from getcwd(3), or the errno name
  * FLAGS: a number, or names joined by "," (bind rec move remount rdonly
  * private slave shared unbindable / detach force expire nofollow).
  * In paths, "%t" is the worker (thread number; parent 0, child 1), "%p"
@@ -55,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -197,6 +204,68 @@ static void swap(char *a[3])
 	report(-1, "swap %ld", n);
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in dir, sorted, joined by spaces; the errno name on failure. */
+static void list_dir(int worker, const char *dir)
+{
+	char line[4096] = "", *names[256];
+	size_t n = 0, len = 0;
+	struct dirent *d;
+	DIR *D = opendir(dir);
+	if (!D) {
+		report(worker, "ls %s = %s", dir, err_name(errno));
+		return;
+	}
+	while ((d = readdir(D)) && n < 256)
+		if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0)
+			names[n++] = strdup(d->d_name);
+	closedir(D);
+	qsort(names, n, sizeof *names, by_name);
+	for (size_t i = 0; i < n; i++) {
+		len += (size_t)snprintf(line + len, len < sizeof line ?
+					sizeof line - len : 0, "%s%s",
+					i ? " " : "", names[i]);
+		free(names[i]);
+	}
+	report(worker, "ls %s = %s", dir, line);
+}
+
+static void cat_file(int worker, const char *path)
+{
+	char line[1024] = "";
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		report(worker, "cat %s = %s", path, err_name(errno));
+		return;
+	}
+	if (!fgets(line, sizeof line, f))
+		line[0] = '\0';
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	report(worker, "cat %s = %s", path, line);
+}
+
+static void show_cwd(int worker)
+{
+	char buf[4096];
+	if (getcwd(buf, sizeof buf))
+		report(worker, "cwd = %s", buf);
+	else
+		report(worker, "cwd = %s", err_name(errno));
+}
+
+/* Verbs that end a mount step without DATA. */
+static bool is_verb(const char *s)
+{
+	return strcmp(s, "mount") == 0 || strcmp(s, "umount") == 0 ||
+	       strcmp(s, "pivot") == 0 || strcmp(s, "ls") == 0 ||
+	       strcmp(s, "cat") == 0 || strcmp(s, "cwd") == 0;
+}
+
 /* One pass over the steps; worker -1 when there is only one. */
 static void run_steps(int worker)
 {
@@ -205,20 +274,33 @@ static void run_steps(int worker)
 		int want = strcmp(verb, "mount") == 0 ? 5 :
 			   strcmp(verb, "umount") == 0 ? 2 :
 			   strcmp(verb, "swap") == 0 ? 3 :
-			   strcmp(verb, "sleep") == 0 ? 1 : -1;
+			   strcmp(verb, "sleep") == 0 ? 1 :
+			   strcmp(verb, "pivot") == 0 ? 2 :
+			   strcmp(verb, "ls") == 0 ? 1 :
+			   strcmp(verb, "cat") == 0 ? 1 :
+			   strcmp(verb, "cwd") == 0 ? 0 : -1;
 		char *a[5] = { 0 };
 		if (want < 0)
 			usage();
 		for (int k = 0; k < want && i < opt.nsteps; k++) {
 			/* DATA is optional: stop at the next verb */
-			if (want == 5 && k == 4 &&
-			    (strcmp(opt.steps[i], "mount") == 0 ||
-			     strcmp(opt.steps[i], "umount") == 0))
+			if (want == 5 && k == 4 && is_verb(opt.steps[i]))
 				break;
 			a[k] = expand(opt.steps[i++], worker);
 		}
 		if (strcmp(verb, "sleep") == 0)
 			sleep((unsigned)atoi(a[0] ? a[0] : "0"));
+		else if (strcmp(verb, "pivot") == 0)
+			report(worker, "pivot_root %s %s = %s",
+			       a[0] ? a[0] : "(null)", a[1] ? a[1] : "(null)",
+			       err_name(syscall(SYS_pivot_root, a[0], a[1]) < 0 ?
+					errno : 0));
+		else if (strcmp(verb, "ls") == 0)
+			list_dir(worker, a[0] ? a[0] : ".");
+		else if (strcmp(verb, "cat") == 0)
+			cat_file(worker, a[0] ? a[0] : "");
+		else if (strcmp(verb, "cwd") == 0)
+			show_cwd(worker);
 		else if (verb[0] == 's')
 			swap(a);
 		else if (verb[0] == 'm')
