@@ -1,0 +1,234 @@
+#!/usr/bin/env bats
+# What the broker starts from: the kernel's table and its own state file.
+#
+#   - `--mount-table /proc/mounts`, the path of kernels without mountinfo
+#     (before 2.6.26): the broker counts as many mounts as the kernel has,
+#     and RFC Example 1 (host /floppy shared, the jail's /floppy its slave;
+#     a floppy mounted on the host shows in the jail, its umount takes it
+#     away, a mount in the jail stays there) gives, step by step, the table
+#     the kernel itself gives for the same commands (scratch namespace);
+#   - a state file left by an earlier broker ($STATE/state) that is corrupt
+#     is ignored without harm: with a wrong first line none of it applies
+#     (a mount no longer propagates), garbage lines do not stop the broker
+#     from starting and serving, a line that makes a mount its own master
+#     does not hang it;
+#   - a state line whose mount id now names another mount (ids are reused:
+#     umount and mount again natively while no broker runs) is dropped, so
+#     no stale propagation applies: whether the id now names another
+#     filesystem, or a bind of the same directory at another place.
+
+load ../lib/broker
+
+setup() { broker_setup; }
+teardown() { broker_teardown; }
+
+# Stops the test's broker and starts another with ARGS (broker_start's
+# settings), which imports the table as it is now.
+restart_broker() {
+	if broker_alive; then
+		"$SHARECTL" stop >/dev/null
+		wait_gone "$BROKER_PID" 5
+	fi
+	legacy "$SHAREBROKERD" --socket "$LIBSHARE_SOCKET" --state-dir "$STATE" \
+		--debug "$@" || return 1
+	BROKER_PID=$("$SHARECTL" status | sed -n 's/^sharebrokerd \([0-9]*\):.*/\1/p')
+	[ -n "$BROKER_PID" ]
+}
+
+stop_broker() {
+	"$SHARECTL" stop >/dev/null
+	wait_gone "$BROKER_PID" 5
+}
+
+# RFC Example 1's setup: the host's $S/floppy shared, the jail's /floppy
+# bound from it and made a slave.
+floppy_setup() {
+	mkdir -p "$S/floppy" "$J/floppy"
+	host mount --bind "$S/floppy" "$S/floppy"
+	host mount --make-shared "$S/floppy"
+	host mount --bind "$S/floppy" "$J/floppy"
+	jail mount --make-slave /floppy
+}
+
+# RFC Example 1, printing the table after each step.
+example1() {
+	floppy_setup
+	echo "-- set up: $?"
+	table
+	host mount -t tmpfs DISK "$S/floppy"
+	echo "-- host mounts a floppy: $?"
+	table
+	host umount "$S/floppy"
+	echo "-- host umounts it: $?"
+	table
+	jail mount -t tmpfs JDISK /floppy
+	echo "-- the jail mounts its own: $?"
+	table
+}
+
+# "ID MAJ:MIN" of the mount at PATH (the top one).
+id_dev_of() {
+	awk -v p="$1" '$5 == p { r = $1 " " $3 } END { print r }' /proc/self/mountinfo
+}
+
+# Mounts tmpfs on $S/soak/N until one gets an id above $1: every free id
+# below it is taken, so that the next mount after $1 is freed gets $1
+# (the kernel hands out the smallest free id, and other tests on this
+# machine free ids too).  The broker must not be running.
+soak_ids_below() {
+	local i id
+	mkdir -p "$S/soak"
+	mount -t tmpfs soak "$S/soak"
+	for ((i = 0; i < 500; i++)); do
+		mkdir "$S/soak/$i"
+		mount -t tmpfs soak "$S/soak/$i"
+		id=$(id_dev_of "$S/soak/$i")
+		((${id% *} > $1)) && return
+	done
+}
+
+@test "imported from /proc/mounts, the broker counts the kernel's mounts" {
+	restart_broker --mount-table /proc/mounts
+	run "$SHARECTL" status
+	[ "$status" -eq 0 ]
+	[ "$output" = "sharebrokerd $BROKER_PID: $(wc -l </proc/mounts) mounts, 0 jails" ]
+	assert_count_agrees
+}
+
+@test "imported from /proc/mounts, RFC Example 1 goes as in the kernel" {
+	restart_broker --mount-table /proc/mounts
+	local kernel
+	kernel=$(native bash -c "
+		$(declare -f table floppy_setup example1)
+		S='$S' J='$J' SPY='$SPY'
+		host() { \"\$@\"; }
+		jail() { env LD_PRELOAD=\"\$SPY\" SPY_ROOT=\"\$J\" \"\$@\"; }
+		example1 2>&1")
+	output=$(example1 2>&1)
+	diff <(echo "$kernel") <(echo "$output")
+	# and what the RFC says, spelled out
+	grep -qx -- "-- host mounts a floppy: 0" <<<"$output"
+	[ -z "$(mountpoints_of DISK)" ]
+	[ "$(mountpoints_of JDISK)" = "$J/floppy" ]
+	assert_count_agrees
+}
+
+@test "imported from /proc/mounts over mounts the kernel stacked, the count still agrees" {
+	mkdir -p "$S/st"
+	mount -t tmpfs LOW "$S/st"
+	mount -t tmpfs HIGH "$S/st"
+	restart_broker --mount-table /proc/mounts
+	assert_count_agrees
+	# a mount on the stack goes on its top, as in the kernel
+	same_as_kernel host mount -t tmpfs TOP "$S/st"
+	assert_count_agrees
+}
+
+@test "a state file with a wrong first line is ignored: nothing of it applies" {
+	floppy_setup
+	[ "$(call_result)" = 0 ]
+	stop_broker
+	[ "$(head -n 1 "$STATE/state")" = "libshare-state 1" ]
+	[ "$(wc -l <"$STATE/state")" -ge 3 ]
+	sed -i '1s/.*/libshare-state 999/' "$STATE/state"
+	restart_broker
+	assert_broker_serves
+	# no propagation left: the kernel's answer with everything private
+	same_as_kernel host mount -t tmpfs DISK "$S/floppy"
+	[ "$(mountpoints_of DISK)" = "$S/floppy" ]
+}
+
+@test "a state file of garbage lines does not stop the broker" {
+	local sb
+	sb=$(id_dev_of "$S")
+	{
+		echo "libshare-state 1"
+		echo "garbage"
+		echo ""
+		echo "-1 x:y 1 2 3"
+		echo "1 2 3"
+		printf '%s\n' "$(head -c 9000 /dev/zero | tr '\0' a)"
+		printf '\001\002\377 \t\n'
+		echo "999999 0:0 7 0 0 /"
+		echo "${sb% *} 999:999 7 0 0 /"
+		echo "${sb% *} ${sb#* } 7 999999 0 /nowhere"
+	} >"$STATE/state"
+	stop_broker
+	restart_broker
+	assert_broker_serves
+	assert_count_agrees
+	mkdir "$S/m"
+	same_as_kernel host mount -t tmpfs M "$S/m"
+	[ "$(mountpoints_of M)" = "$S/m" ]
+}
+
+@test "a state line that makes a mount its own master does not hang the broker" {
+	mkdir -p "$S/self" "$J/self"
+	host mount --bind "$S/self" "$S/self"
+	[ "$(call_result)" = 0 ]
+	stop_broker
+	local m
+	m=$(id_dev_of "$S/self")
+	printf 'libshare-state 1\n%s %s 0 %s 0 /self\n' "${m% *}" "${m#* }" \
+		"${m% *}" >"$STATE/state"
+	restart_broker
+	assert_broker_serves
+	background host mount -t tmpfs SELF "$S/self"
+	wait_gone "$BG" 20
+	wait "$BG"
+	[ "$(mountpoints_of SELF)" = "$S/self" ]
+	assert_broker_serves
+}
+
+@test "a state line whose id now names another filesystem is dropped" {
+	floppy_setup
+	[ "$(call_result)" = 0 ]
+	local old_s old_j
+	old_s=$(id_dev_of "$S/floppy")
+	old_j=$(id_dev_of "$J/floppy")
+	stop_broker
+	# behind the broker's back: both go, the jail's /floppy gets a tmpfs
+	umount "$J/floppy"
+	umount "$S/floppy"
+	mount -t tmpfs OTHER "$J/floppy"
+	local now
+	now=$(id_dev_of "$J/floppy")
+	[ "${now% *}" = "${old_s% *}" ] || [ "${now% *}" = "${old_j% *}" ] ||
+		skip "the kernel did not reuse a mount id (${now% *})"
+	restart_broker
+	# a mount on the host's /floppy reaches nothing: the kernel's answer
+	host mount --bind "$S/floppy" "$S/floppy"
+	same_as_kernel host mount -t tmpfs DISK "$S/floppy"
+	[ "$(mountpoints_of DISK)" = "$S/floppy" ]
+	same_as_kernel jail mount -t tmpfs JDISK /floppy
+	[ "$(mountpoints_of JDISK)" = "$J/floppy" ]
+}
+
+@test "a state line whose id now names a bind of the same directory elsewhere is dropped" {
+	floppy_setup
+	[ "$(call_result)" = 0 ]
+	mkdir "$S/x"
+	local old_s new_j
+	old_s=$(id_dev_of "$S/floppy")
+	stop_broker
+	# behind the broker's back: both go, and the same directory is bound
+	# into the jail: the new mount takes the host's old id back (the
+	# smallest free), same superblock, same root, another place
+	soak_ids_below "${old_s% *}"
+	umount "$J/floppy"
+	umount "$S/floppy"
+	mount --bind "$S/floppy" "$J/floppy"
+	new_j=$(id_dev_of "$J/floppy")
+	umount -R "$S/soak"
+	[ "$new_j" = "$old_s" ] ||
+		skip "the kernel did not reuse the mount id ($old_s -> $new_j)"
+	restart_broker
+	# all private now (the kernel's table): a bind of the jail's /floppy
+	# is private too, and a mount on it stays there
+	host mount --bind "$J/floppy" "$S/x"
+	[ "$(call_result)" = 0 ]
+	same_as_kernel host mount -t tmpfs DISK "$S/x"
+	[ "$(mountpoints_of DISK)" = "$S/x" ]
+	same_as_kernel jail mount -t tmpfs JDISK /floppy
+	[ "$(mountpoints_of JDISK)" = "$J/floppy" ]
+}
