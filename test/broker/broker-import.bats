@@ -88,9 +88,9 @@ soak_ids_below() {
 }
 
 # After soak_ids_below: mounts (mount ARGS... PLACE) at $S/soak/probe/N
-# until the kernel hands out id $1, then moves that mount to $2 (a move keeps the id); mounts that
-# got a smaller id stay, keeping it taken.  Fails once an id above $1
-# comes: someone else took it.
+# until the kernel hands out id $1, then moves that mount to $2 (a move
+# keeps the id); mounts that got a smaller id stay, keeping it taken.
+# Fails once an id above $1 comes: someone else took it.
 mount_with_id() {
 	local want=$1 dest=$2 i id
 	shift 2
