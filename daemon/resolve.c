@@ -89,12 +89,71 @@ static int link_text(const struct peer *p, int dir, int fd, const char *name,
 }
 
 struct walk {
+	struct broker *b;
 	const struct peer *p;
 	int cur;
 	char *rest;            /* what is left of the path, malloc'ed */
 	size_t pos;
 	int links;
+	/* where cur is in the graph, kept from the names walked (reading
+	 * it back from the kernel's path would race with renames) */
+	struct mount *m;
+	int kid;
+	char *dir;             /* malloc'ed */
 };
+
+/* The place of cur read from the kernel: at the start, and after a jump
+ * (an absolute symlink, ".." out of a mount). */
+static int place_from_fd(struct walk *w)
+{
+	struct loc l;
+	char *buf;
+	int err = fd_loc(w->b, w->cur, &l, &buf);
+	if (err)
+		return err;
+	free(w->dir);
+	w->dir = buf;
+	w->m = l.m;
+	w->kid = fd_mnt_id(w->cur);
+	return 0;
+}
+
+/* cur went down to name: the same mount, or the root of the topmost one
+ * mounted there. */
+static int place_down(struct walk *w, const char *name)
+{
+	int kid = fd_mnt_id(w->cur);
+	char *dir;
+	if (kid != w->kid) {
+		struct mount *m = mount_of_kid(w->b, kid);
+		if (!m)
+			return place_from_fd(w);   /* logs the unknown mount */
+		w->m = m;
+		w->kid = kid;
+		dir = strdup(m->root);
+	} else if (asprintf(&dir, "%s/%s", strcmp(w->dir, "/") == 0 ? "" :
+			    w->dir, name) < 0) {
+		dir = NULL;
+	}
+	if (!dir)
+		return -ENOMEM;
+	free(w->dir);
+	w->dir = dir;
+	return 0;
+}
+
+/* cur went up (".."): within the mount, or out of it. */
+static int place_up(struct walk *w)
+{
+	char *slash = strrchr(w->dir, '/');
+	if (fd_mnt_id(w->cur) != w->kid || strcmp(w->dir, w->m->root) == 0 ||
+	    !slash)
+		return place_from_fd(w);
+	if (slash == w->dir)
+		slash++;           /* "/a" goes to "/" */
+	*slash = '\0';
+	return 0;
+}
 
 /* Follows the symlink fd (named name) met in the walk: its text goes in
  * front of what is left. */
@@ -118,6 +177,7 @@ static int follow(struct walk *w, int fd, const char *name)
 		if (root < 0)
 			return -errno;
 		replace(&w->cur, root);
+		return place_from_fd(w);
 	}
 	return 0;
 }
@@ -135,7 +195,7 @@ static int step(struct walk *w, const char *name, bool last, bool slash,
 		if ((fd = openat(w->cur, "..", O_PATH | O_CLOEXEC)) < 0)
 			return -errno;
 		replace(&w->cur, fd);
-		return 0;
+		return place_up(w);
 	}
 	int err = may_search(w->p, w->cur);
 	if (err)
@@ -158,13 +218,16 @@ static int step(struct walk *w, const char *name, bool last, bool slash,
 		return err;
 	}
 	replace(&w->cur, fd);
-	return 0;
+	return place_down(w, name);
 }
 
-/* Walks path for the current caller to an O_PATH descriptor. */
-static int walk(struct broker *b, const char *path, int how, int *out)
+/* Walks path for the current caller to an O_PATH descriptor and its
+ * place in the graph (out->at, its directory in out->buf). */
+static int walk(struct broker *b, const char *path, int how,
+		struct named *out)
 {
-	struct walk w = { .p = b->peer };
+	struct walk w = { .b = b, .p = b->peer };
+	struct stat st;
 	int err = 0;
 	if (!*path)
 		return -ENOENT;
@@ -174,6 +237,8 @@ static int walk(struct broker *b, const char *path, int how, int *out)
 	w.rest = strdup(path);
 	if (w.cur < 0 || !w.rest)
 		err = -ENOMEM;
+	else
+		err = place_from_fd(&w);
 	while (!err) {
 		char *s = w.rest + w.pos;
 		while (*s == '/')
@@ -193,12 +258,18 @@ static int walk(struct broker *b, const char *path, int how, int *out)
 		      step(&w, name, !*after, slash, how);
 	}
 	free(w.rest);
+	if (!err && fstat(w.cur, &st) < 0)
+		err = -errno;
 	if (err) {
 		if (w.cur >= 0)
 			close(w.cur);
+		free(w.dir);
 		return err;
 	}
-	*out = w.cur;
+	out->fd = w.cur;
+	out->buf = w.dir;
+	out->at = (struct loc){ .m = w.m, .dir = w.dir,
+				.file = !S_ISDIR(st.st_mode) };
 	return 0;
 }
 
@@ -230,7 +301,8 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 		err = -errno;
 	} else if (!top) {
 		broker_log(b, "%s: on a mount the broker does not know", path);
-	} else if (t > 10 && strcmp(path + strlen(path) - 10, " (deleted)") == 0) {
+	} else if (strlen(path) > 10 &&
+		   strcmp(path + strlen(path) - 10, " (deleted)") == 0) {
 		err = -ENOENT;
 	} else if (strcmp(top, "/") != 0 && (strncmp(path, top, t) != 0 ||
 		   (path[t] != '/' && path[t] != '\0'))) {
@@ -252,15 +324,9 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 /* A caller's path as a place of the graph (the topmost mount there). */
 int resolve(struct broker *b, const char *path, int how, struct named *out)
 {
-	int err = walk(b, path, how, &out->fd);
+	out->fd = -1;
 	out->buf = NULL;
-	if (err) {
-		out->fd = -1;
-		return err;
-	}
-	if ((err = fd_loc(b, out->fd, &out->at, &out->buf)) < 0)
-		named_free(out);
-	return err;
+	return walk(b, path, how, out);
 }
 
 void named_free(struct named *n)
