@@ -21,21 +21,12 @@ static bool peers(const struct mount *a, const struct mount *b)
 	return a->group && a->group == b->group;
 }
 
-/* fs.mount-max (9): what the operation adds to a namespace so far. */
-static int count(struct graph *g, struct ns *ns, unsigned size)
+/* fs.mount-max (9).  The planned mounts are counted in their namespaces
+ * as they are made (mount_new()), so a namespace over the limit is one
+ * the operation would fill too much. */
+static int count(struct graph *g, struct ns *ns)
 {
-	if (ns->count + ns->pending + size > g->max_mounts)
-		return -ENOSPC;
-	ns->pending += size;
-	return 0;
-}
-
-static unsigned tree_size(struct mount *t)
-{
-	unsigned n = 0;
-	for (struct mount *p = t; p; p = next_in_tree(p, t))
-		n++;
-	return n;
+	return ns->count > g->max_mounts ? -ENOSPC : 0;
 }
 
 /* A receiver gets a copy only if the mountpoint is visible in it, and never
@@ -79,7 +70,7 @@ static int add_copy(struct prop *p, struct mount *c, struct mount *n)
 	p->dest[p->n++] = n;
 	if (n->master)
 		n->master->mark = p->mark;
-	return count(p->g, n->ns, tree_size(c));
+	return count(p->g, n->ns);
 }
 
 /* Copies for every receiver of d, group by group, depth first: peers of d
@@ -170,10 +161,8 @@ static int attach(struct graph *g, struct mount *t, struct loc to, bool moving)
 	struct mount *d = to.m;
 	int err = 0;
 
-	for (struct list *l = g->nss.next; l != &g->nss; l = l->next)
-		list_entry(l, struct ns, link)->pending = 0;
 	if (!moving)
-		err = count(g, d->ns, tree_size(t));
+		err = count(g, d->ns);
 	if (!err && is_shared(d)) {
 		invent_groups(&p, t);
 		err = propagate(&p, d);

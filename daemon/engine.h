@@ -44,7 +44,6 @@ struct fs {                    /* a filesystem instance (superblock) */
 struct ns {                    /* a mount namespace */
 	unsigned id;
 	unsigned count;        /* attached mounts, for the mount limit */
-	unsigned pending;      /* scratch: mounts an operation would add */
 	struct mount *root;
 	struct list link;      /* in graph.nss */
 };

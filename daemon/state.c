@@ -6,18 +6,20 @@
  *
  * A line per mount that propagates, peer groups in ring order:
  *     <kernel mount id> <major:minor> <group> <master's mount id or 0>
- *     <unbindable 0|1> <root, escaped>
- * A line whose mount id now names another mount (not the same superblock
- * and root) is dropped: that mount went while the broker was away.
+ *     <unbindable 0|1> <root, escaped> <path, escaped>
+ * A line whose mount id now names another mount (not the same superblock,
+ * root and place) is dropped: that mount went while the broker was away,
+ * and the kernel gave its id to another.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/sysmacros.h>
 #include "broker.h"
 
-#define MAGIC "libshare-state 1"
+#define MAGIC "libshare-state 2"
 
 static int kid_of(const struct broker *b, const struct mount *m)
 {
@@ -35,12 +37,29 @@ static void put_escaped(FILE *f, const char *s)
 			fputc(*s, f);
 }
 
+/* Where the kernel has the mount held by h now. */
+static bool where(const struct handle *h, char *buf, size_t size)
+{
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", h->fd);
+	ssize_t n = readlink(proc, buf, size - 1);
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
 static void put_mount(const struct broker *b, FILE *f, const struct mount *m)
 {
 	const struct handle *h = handle_of(b, m);
+	char path[4096];
+	if (!where(h, path, sizeof path))
+		return;
 	fprintf(f, "%d %u:%u %u %d %d ", h->kid, major(h->dev), minor(h->dev),
 		m->group, kid_of(b, m->master), m->unbindable);
 	put_escaped(f, m->root);
+	fputc(' ', f);
+	put_escaped(f, path);
 	fputc('\n', f);
 }
 
@@ -89,7 +108,7 @@ struct saved {
 	int kid, master;
 	unsigned maj, min, group;
 	int unbindable;
-	char root[4096];
+	char root[4096], path[4096];
 	struct mount *m;
 };
 
@@ -113,9 +132,12 @@ static struct mount *still_there(struct broker *b, struct saved *s)
 {
 	struct mount *m = mount_of_kid(b, s->kid);
 	const struct handle *h = m ? handle_of(b, m) : NULL;
+	char now[4096];
 	unescape_root(s->root);
+	unescape_root(s->path);
 	if (!h || major(h->dev) != s->maj || minor(h->dev) != s->min ||
-	    strcmp(m->root, s->root) != 0)
+	    strcmp(m->root, s->root) != 0 || !where(h, now, sizeof now) ||
+	    strcmp(now, s->path) != 0)
 		return NULL;
 	return m;
 }
@@ -123,14 +145,14 @@ static struct mount *still_there(struct broker *b, struct saved *s)
 static struct saved *read_state(FILE *f, size_t *n)
 {
 	struct saved *v = NULL, one;
-	char line[4300];
+	char line[8400];
 	*n = 0;
 	if (!fgets(line, sizeof line, f) || strcmp(line, MAGIC "\n") != 0)
 		return NULL;
 	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "%d %u:%u %u %d %d %4095s", &one.kid, &one.maj,
-			   &one.min, &one.group, &one.master, &one.unbindable,
-			   one.root) == 7) {
+		if (sscanf(line, "%d %u:%u %u %d %d %4095s %4095s", &one.kid,
+			   &one.maj, &one.min, &one.group, &one.master,
+			   &one.unbindable, one.root, one.path) == 8) {
 			struct saved *nv = realloc(v, (*n + 1) * sizeof *v);
 			if (!nv)
 				break;

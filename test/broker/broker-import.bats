@@ -150,7 +150,7 @@ mount_with_id() {
 	floppy_setup
 	[ "$(call_result)" = 0 ]
 	stop_broker
-	[ "$(head -n 1 "$STATE/state")" = "libshare-state 1" ]
+	[[ $(head -n 1 "$STATE/state") == "libshare-state "[0-9]* ]]
 	[ "$(wc -l <"$STATE/state")" -ge 3 ]
 	sed -i '1s/.*/libshare-state 999/' "$STATE/state"
 	restart_broker

@@ -173,7 +173,7 @@ assert_count_agrees() {
 # CMD on the host, its mount-family calls forwarded to the broker.
 host() {
 	: >"$SPY_LOG"
-	env LD_PRELOAD="$SPY $SHIM" SPY_LOG="$SPY_LOG" "$@"
+	legacy env LD_PRELOAD="$SPY $SHIM" SPY_LOG="$SPY_LOG" "$@"
 }
 
 # CMD chrooted into the jail at $1 (see the header), calls forwarded.
@@ -181,7 +181,8 @@ jail_at() {
 	local root=$1
 	shift
 	: >"$SPY_LOG"
-	env LD_PRELOAD="$SPY $SHIM" SPY_ROOT="$root" SPY_LOG="$SPY_LOG" "$@"
+	legacy env LD_PRELOAD="$SPY $SHIM" SPY_ROOT="$root" SPY_LOG="$SPY_LOG" \
+		"$@"
 }
 
 # CMD chrooted into $J.
@@ -191,7 +192,7 @@ jail() {
 
 # CMD with the shim and nothing else (caller chroots itself).
 shimmed() {
-	env LD_PRELOAD="$SHIM" "$@"
+	legacy env LD_PRELOAD="$SHIM" "$@"
 }
 
 # CMD as the kernel answers it: no shim, in a scratch copy of this

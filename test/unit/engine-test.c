@@ -162,6 +162,28 @@ static void mount_limit(void)
 	ok(d.ns->count == 8, "S14: 2 + 6 mounts counted (%u)", d.ns->count);
 	free(r); free(r2); free(before); free(after);
 	dry_free(&d);
+
+	/* The limit itself: the mounts the operation makes count once. */
+	setup(&d, 4);            /* rootfs, BASE, then two */
+	r = run(&d, "mkdir -p $B/a $B/b $B/c\n"
+		"mount -t tmpfs A $B/a\nmount -t tmpfs B $B/b\n"
+		"mount -t tmpfs C $B/c\n");
+	ok(strstr(r, "L2 OK") && strstr(r, "L3 OK") && strstr(r, "L4 ENOSPC") &&
+	   d.ns->count == 4, "fs.mount-max: exactly the limit fits (%u)",
+	   d.ns->count);
+	free(r);
+	dry_free(&d);
+	/* a mount and its copy need room for two: one is not enough */
+	setup(&d, 6);            /* rootfs, BASE, s, t, then two */
+	r = run(&d, "mkdir -p $B/s/x $B/t $B/u\nmount --bind $B/s $B/s\n"
+		"mount --make-shared $B/s\nmount --bind $B/s $B/t\n"
+		"mount -t tmpfs U $B/u\nmount -t tmpfs X $B/s/x\n"
+		"umount $B/u\nmount -t tmpfs X $B/s/x\n");
+	ok(strstr(r, "L6 ENOSPC") && strstr(r, "L8 OK") && d.ns->count == 6,
+	   "fs.mount-max: a mount whose copy would not fit fails whole (%u)",
+	   d.ns->count);
+	free(r);
+	dry_free(&d);
 }
 
 static struct caller host(struct dry *d)
