@@ -348,5 +348,5 @@ int dry_view(struct dry *d, const char *dir)
 void dry_tree(struct dry *d)
 {
 	struct loc host = mount_root(d->ns->root);
-	render_tree(d->ns, host, stdout);
+	render_tree(d->ns, host, true, stdout);
 }

@@ -212,7 +212,8 @@ void render_mounts(const struct graph *g, struct ns *ns, struct loc root,
 		   FILE *out);
 bool reaches(const struct mount *m, const char *dir, struct loc root);
 char *mount_path(const struct mount *m, struct loc root);
-void render_tree(struct ns *ns, struct loc root, FILE *out);
+void render_tree(struct ns *ns, struct loc root, bool opt_fields,
+		 FILE *out);
 
 /* check.c */
 int check_invariants(const struct graph *g);

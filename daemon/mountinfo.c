@@ -196,42 +196,194 @@ void render_mounts(const struct graph *g, struct ns *ns, struct loc root,
 	}
 }
 
-/* findmnt's PROPAGATION column (libmount's words, semantics.md 1.2). */
-static const char *propagation(const struct mount *m)
+/* findmnt's PROPAGATION column: libmount's flags from the optional
+ * fields, written as findmnt writes them.  Malloc'ed. */
+static char *propagation(const struct mount *m)
 {
-	if (m->unbindable)
-		return "private,unbindable";
-	if (m->group)
-		return m->master ? "shared,slave" : "shared";
-	return m->master ? "private,slave" : "private";
+	char *s;
+	if (asprintf(&s, "%s%s%s", m->group ? "shared" : "private",
+		     m->master ? ",slave" : "",
+		     m->unbindable ? ",unbindable" : "") < 0)
+		abort();
+	return s;
 }
 
-static unsigned depth(const struct mount *m, struct loc root)
+/* libsmartcols writes control characters, and a backslash that starts
+ * "\x", as \xHH; the rest (spaces too) as they are.  Malloc'ed. */
+static char *safe(const char *s)
 {
-	unsigned n = 0;
-	for (m = m->parent; m; m = m->parent)
-		if (reachable(m, root))
-			n++;
+	char *out = malloc(4 * strlen(s) + 1), *o = out;
+	if (!out)
+		abort();
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f ||
+		    (*s == '\\' && s[1] == 'x'))
+			o += sprintf(o, "\\x%02x", (unsigned char)*s);
+		else
+			*o++ = *s;
+	*o = '\0';
+	return out;
+}
+
+/* Terminal cells of UTF-8 text (every character one cell wide). */
+static size_t cells(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
 	return n;
 }
 
-/* The tree as findmnt -o TARGET,SOURCE,FSROOT,PROPAGATION,OPT-FIELDS. */
-void render_tree(struct ns *ns, struct loc root, FILE *out)
+enum { TARGET, SOURCE, FSROOT, PROPAGATION, OPT_FIELDS, NCOLS };
+
+struct tree {
+	struct ns *ns;
+	struct loc root;
+	char *(*rows)[NCOLS];  /* malloc'ed cells */
+	size_t n, cap;
+};
+
+static void add_row(struct tree *t, const struct mount *m, const char *lead,
+		    const char *path)
 {
-	fprintf(out, "%-28s %-8s %-8s %-20s %s\n", "TARGET", "SOURCE", "FSROOT",
-		"PROPAGATION", "OPT-FIELDS");
-	for (struct mount *m = ns->root; m; m = next_in_tree(m, ns->root)) {
-		char *path = path_from(m, m->root, root);
-		if (!path)
-			continue;
-		char *target;
-		if (asprintf(&target, "%*s%s", 2 * depth(m, root), "", path) < 0)
+	char *(*r)[NCOLS], *opt;
+	size_t len;
+	FILE *f;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		if (!(t->rows = realloc(t->rows, t->cap * sizeof *t->rows)))
 			abort();
-		fprintf(out, "%-28s %-8s %-8s %-20s", target, m->devname, m->root,
-			propagation(m));
-		put_optional(out, m, ns, root);
-		fputc('\n', out);
-		free(target);
-		free(path);
 	}
+	r = &t->rows[t->n++];
+	if (!(f = open_memstream(&opt, &len)))
+		abort();
+	put_optional(f, m, t->ns, t->root);
+	fclose(f);
+	char *p = safe(path), *dev = safe(*m->devname ? m->devname : "none");
+	char *root = safe(m->root);
+	/* findmnt's SOURCE names a bind mount's directory: "dev[/dir]" */
+	if (asprintf(&(*r)[TARGET], "%s%s", lead, p) < 0 ||
+	    asprintf(&(*r)[SOURCE], strcmp(m->root, "/") ? "%s[%s]" : "%s",
+		     dev, root) < 0)
+		abort();
+	free(p);
+	free(dev);
+	(*r)[FSROOT] = root;
+	(*r)[PROPAGATION] = propagation(m);
+	(*r)[OPT_FIELDS] = strdup(*opt ? opt + 1 : "");
+	free(opt);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	unsigned x = (*(struct mount *const *)a)->id;
+	unsigned y = (*(struct mount *const *)b)->id;
+	return (x > y) - (x < y);
+}
+
+static void push(struct mount ***v, size_t *n, size_t *cap, struct mount *m)
+{
+	if (*n == *cap && !(*v = realloc(*v, (*cap = 2 * *cap + 8) *
+					 sizeof **v)))
+		abort();
+	(*v)[(*n)++] = m;
+}
+
+/* The children of m the reader sees, by mount id: the order in which
+ * libmount gives findmnt a parent's children.  Malloc'ed. */
+static struct mount **children(const struct mount *m, struct loc root,
+			       size_t *n)
+{
+	struct mount **v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (struct list *l = m->mounts.next; l != &m->mounts; l = l->next) {
+		struct mount *c = list_entry(l, struct mount, child);
+		if (reachable(c, root))
+			push(&v, n, &cap, c);
+	}
+	qsort(v, *n, sizeof *v, by_id);
+	return v;
+}
+
+/* The tops of the reader's tree, by id: the mounts it reaches whose
+ * parent it does not (the one holding its root, or several in a jail
+ * that is no mount point of its own).  Malloc'ed. */
+static struct mount **tops(struct ns *ns, struct loc root, size_t *n)
+{
+	struct mount **v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (struct mount *m = ns->root; m; m = next_in_tree(m, ns->root))
+		if (reachable(m, root) &&
+		    !(m->parent && reachable(m->parent, root)))
+			push(&v, n, &cap, m);
+	qsort(v, *n, sizeof *v, by_id);
+	return v;
+}
+
+/* m's line, then its subtree drawn as findmnt draws it: lead is what the
+ * lines of m's ancestors put in front ("│ " or "  " each). */
+static void add_subtree(struct tree *t, const struct mount *m,
+			const char *lead, bool top, bool last)
+{
+	char *self, *below, *path = mount_path(m, t->root);
+	size_t n;
+	struct mount **kids = children(m, t->root, &n);
+	if (asprintf(&self, "%s%s", lead, top ? "" : last ? "└─" : "├─") < 0 ||
+	    asprintf(&below, "%s%s", lead, top ? "" : last ? "  " : "│ ") < 0)
+		abort();
+	add_row(t, m, self, path);
+	for (size_t i = 0; i < n; i++)
+		add_subtree(t, kids[i], below, false, i + 1 == n);
+	free(kids);
+	free(below);
+	free(self);
+	free(path);
+}
+
+/* Cells padded to their column's width; no trailing blanks. */
+static void put_row(FILE *out, char *const *cell, const size_t *width,
+		    unsigned ncols)
+{
+	size_t pad = 0;
+	for (unsigned i = 0; i < ncols; i++) {
+		if (!*cell[i]) {
+			pad += width[i] + 1;
+			continue;
+		}
+		fprintf(out, "%*s%s", (int)pad, "", cell[i]);
+		pad = width[i] - cells(cell[i]) + 1;
+	}
+	fputc('\n', out);
+}
+
+/* The tree as `findmnt -o TARGET,SOURCE,FSROOT,PROPAGATION` shows it to a
+ * reader with that root, OPT-FIELDS too when asked: every mount it can
+ * reach, under its parent, children by id. */
+void render_tree(struct ns *ns, struct loc root, bool opt_fields,
+		 FILE *out)
+{
+	static char *head[NCOLS] = { "TARGET", "SOURCE", "FSROOT",
+				     "PROPAGATION", "OPT-FIELDS" };
+	struct tree t = { .ns = ns, .root = root };
+	unsigned ncols = opt_fields ? NCOLS : NCOLS - 1;
+	size_t width[NCOLS], n;
+	struct mount **top = tops(ns, root, &n);
+	for (size_t i = 0; i < n; i++)
+		add_subtree(&t, top[i], "", true, true);
+	free(top);
+	for (unsigned c = 0; c < ncols; c++) {
+		width[c] = cells(head[c]);
+		for (size_t i = 0; i < t.n; i++)
+			if (cells(t.rows[i][c]) > width[c])
+				width[c] = cells(t.rows[i][c]);
+	}
+	put_row(out, head, width, ncols);
+	for (size_t i = 0; i < t.n; i++) {
+		put_row(out, t.rows[i], width, ncols);
+		for (unsigned c = 0; c < NCOLS; c++)
+			free(t.rows[i][c]);
+	}
+	free(t.rows);
 }
