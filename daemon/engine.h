@@ -212,8 +212,18 @@ void render_mounts(const struct graph *g, struct ns *ns, struct loc root,
 		   FILE *out);
 bool reaches(const struct mount *m, const char *dir, struct loc root);
 char *mount_path(const struct mount *m, struct loc root);
+char *mount_source(const struct mount *m);
 void render_tree(struct ns *ns, struct loc root, bool opt_fields,
 		 FILE *out);
+
+/* dot.c: a root to label in the propagation graph, a jail's; root.m is
+ * NULL when its directory is gone. */
+struct view {
+	const char *name;
+	struct loc root;
+};
+void render_graph(const struct graph *g, struct ns *ns,
+		  const struct view *jails, size_t njails, FILE *out);
 
 /* check.c */
 int check_invariants(const struct graph *g);

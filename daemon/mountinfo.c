@@ -208,6 +208,18 @@ static char *propagation(const struct mount *m)
 	return s;
 }
 
+/* findmnt's SOURCE: the device, and a bind mount's directory of it as
+ * "dev[/dir]".  Malloc'ed. */
+char *mount_source(const struct mount *m)
+{
+	const char *dev = *m->devname ? m->devname : "none";
+	char *s;
+	if (asprintf(&s, strcmp(m->root, "/") ? "%s[%s]" : "%s", dev,
+		     m->root) < 0)
+		abort();
+	return s;
+}
+
 /* libsmartcols writes control characters, and a backslash that starts
  * "\x", as \xHH; the rest (spaces too) as they are.  Malloc'ed. */
 static char *safe(const char *s)
@@ -259,16 +271,13 @@ static void add_row(struct tree *t, const struct mount *m, const char *lead,
 		abort();
 	put_optional(f, m, t->ns, t->root);
 	fclose(f);
-	char *p = safe(path), *dev = safe(*m->devname ? m->devname : "none");
-	char *root = safe(m->root);
-	/* findmnt's SOURCE names a bind mount's directory: "dev[/dir]" */
-	if (asprintf(&(*r)[TARGET], "%s%s", lead, p) < 0 ||
-	    asprintf(&(*r)[SOURCE], strcmp(m->root, "/") ? "%s[%s]" : "%s",
-		     dev, root) < 0)
+	char *p = safe(path), *src = mount_source(m);
+	if (asprintf(&(*r)[TARGET], "%s%s", lead, p) < 0)
 		abort();
 	free(p);
-	free(dev);
-	(*r)[FSROOT] = root;
+	(*r)[SOURCE] = safe(src);
+	free(src);
+	(*r)[FSROOT] = safe(m->root);
 	(*r)[PROPAGATION] = propagation(m);
 	(*r)[OPT_FIELDS] = strdup(*opt ? opt + 1 : "");
 	free(opt);

@@ -1,0 +1,128 @@
+/* dot.c: the propagation graph in Graphviz's DOT language (sharectl graph).
+ *
+ * What is drawn: each peer group as a cluster of its mounts, and an edge
+ * from a slave's master mount to the slave, the way events travel
+ * (semantics.md 1.2).  Mounts that neither propagate nor receive (private
+ * and unbindable ones without slaves) are left out, so that a host of
+ * thousands of mounts draws as the few that share.  A node is labelled
+ * with the mount's path from the namespace root and its source; each jail
+ * is a note listing the mounts it sees (path as it sees it, and source),
+ * with a dashed line to those of them that are drawn.
+ */
+#include <stdlib.h>
+#include "engine.h"
+
+static bool drawn(const struct mount *m)
+{
+	return m->group || m->master || !list_empty(&m->slaves);
+}
+
+/* A DOT string's body: quotes and backslashes escaped, a newline as the
+ * escape \n; other control characters would only garble the picture. */
+static void put_text(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
+}
+
+static void put_node(FILE *out, const struct mount *m, struct loc top,
+		     const char *indent)
+{
+	char *path = mount_path(m, top), *src = mount_source(m);
+	fprintf(out, "%sm%u [label=\"", indent, m->id);
+	put_text(out, path ? path : "(unreachable)");
+	fputs("\\n", out);
+	put_text(out, src);
+	fputs("\"];\n", out);
+	free(src);
+	free(path);
+}
+
+/* Whether m comes first, in creation order, of the peers in ns: the one
+ * that opens the group's cluster. */
+static bool first_peer(const struct mount *m, const struct ns *ns)
+{
+	for (const struct mount *p = next_peer(m); p != m; p = next_peer(p))
+		if (p->ns == ns && !p->dead && p->seq < m->seq)
+			return false;
+	return true;
+}
+
+static void put_cluster(FILE *out, const struct mount *m, struct ns *ns,
+			struct loc top)
+{
+	fprintf(out, "\tsubgraph cluster_g%u {\n\t\tlabel=\"shared:%u\";\n",
+		m->group, m->group);
+	const struct mount *p = m;
+	do {
+		if (p->ns == ns && !p->dead)
+			put_node(out, p, top, "\t\t");
+		p = next_peer(p);
+	} while (p != m);
+	fputs("\t}\n", out);
+}
+
+/* A jail: its path, then every mount it sees, one per left-justified
+ * line; dashed lines to the drawn ones. */
+static void put_jail(FILE *out, const struct graph *g, struct ns *ns,
+		     const struct view *v, size_t i)
+{
+	fprintf(out, "\tj%zu [shape=note, label=\"jail ", i);
+	put_text(out, v->name);
+	if (!v->root.m)
+		fputs(" (gone)", out);
+	fputs("\\l", out);
+	for (struct list *l = g->order.next; v->root.m && l != &g->order;
+	     l = l->next) {
+		struct mount *m = list_entry(l, struct mount, order);
+		char *path = m->ns == ns ? mount_path(m, v->root) : NULL;
+		char *src = path ? mount_source(m) : NULL;
+		if (path) {
+			fputs("  ", out);
+			put_text(out, path);
+			fputs("  ", out);
+			put_text(out, src);
+			fputs("\\l", out);
+		}
+		free(src);
+		free(path);
+	}
+	fputs("\"];\n", out);
+	for (struct list *l = g->order.next; v->root.m && l != &g->order;
+	     l = l->next) {
+		struct mount *m = list_entry(l, struct mount, order);
+		if (m->ns == ns && drawn(m) && reaches(m, m->root, v->root))
+			fprintf(out, "\tj%zu -> m%u [style=dashed, "
+				"arrowhead=none];\n", i, m->id);
+	}
+}
+
+void render_graph(const struct graph *g, struct ns *ns,
+		  const struct view *jails, size_t njails, FILE *out)
+{
+	struct loc top = mount_root(ns->root);
+	fputs("digraph propagation {\n\trankdir=LR;\n"
+	      "\tnode [shape=box, fontname=\"monospace\"];\n", out);
+	for (struct list *l = g->order.next; l != &g->order; l = l->next) {
+		struct mount *m = list_entry(l, struct mount, order);
+		if (m->ns != ns || !drawn(m))
+			continue;
+		if (!m->group)
+			put_node(out, m, top, "\t");
+		else if (first_peer(m, ns))
+			put_cluster(out, m, ns, top);
+	}
+	for (struct list *l = g->order.next; l != &g->order; l = l->next) {
+		struct mount *m = list_entry(l, struct mount, order);
+		if (m->ns == ns && m->master && m->master->ns == ns)
+			fprintf(out, "\tm%u -> m%u;\n", m->master->id, m->id);
+	}
+	for (size_t i = 0; i < njails; i++)
+		put_jail(out, g, ns, &jails[i], i);
+	fputs("}\n", out);
+}
