@@ -3,7 +3,8 @@
  * The engine (engine.h) decides; the broker binds it to the kernel:
  * import.c reads the host's mount table into the graph, resolve.c turns a
  * caller's path into a place of the graph, exec.c carries a plan out with
- * plain mounts, server.c speaks the protocol (libshare_proto.h).
+ * plain mounts, server.c speaks the protocol (libshare_proto.h), show.c
+ * renders the graph for sharectl.
  *
  * Error convention: functions return 0 or a negative errno; only
  * sharebrokerd.c and the logging helper write anything.
@@ -125,6 +126,10 @@ bool busy(void *ctx, const struct mount *m);
 /* state.c */
 int state_save(struct broker *b);
 int state_load(struct broker *b);
+
+/* show.c */
+int show_tree(struct broker *b, const char *dir, int *pass);
+int show_graph(struct broker *b, int *pass);
 
 /* server.c */
 int server_listen(const char *addr);

@@ -96,17 +96,23 @@ static int jails_text(struct broker *b, char *out, size_t size)
 	return n < size ? (int)n : (int)size - 1;
 }
 
-/* Whether the caller may administer the broker: privileged, on the host. */
-static bool admin(struct broker *b)
+/* Whether the caller's root is the host's: no jail. */
+static bool on_host(struct broker *b)
 {
 	struct loc l;
 	char *buf;
-	bool ok = b->peer->cap_admin && fd_loc(b, b->peer->root, &l, &buf) == 0;
+	bool ok = fd_loc(b, b->peer->root, &l, &buf) == 0;
 	if (ok) {
 		ok = l.m == b->ns->root && strcmp(l.dir, l.m->root) == 0;
 		free(buf);
 	}
 	return ok;
+}
+
+/* Whether the caller may administer the broker: privileged, on the host. */
+static bool admin(struct broker *b)
+{
+	return b->peer->cap_admin && on_host(b);
 }
 
 static int dispatch(struct broker *b, const struct ls_request *r,
@@ -140,11 +146,16 @@ static int dispatch(struct broker *b, const struct ls_request *r,
 	case LS_OP_JAILS:
 		*ntext = jails_text(b, text, LS_REPLY_MAX - 64);
 		return 0;
+	case LS_OP_TREE:
+		return show_tree(b, f[1], fd);
+	case LS_OP_GRAPH:              /* host paths: not for a jail's eyes */
+		return on_host(b) ? show_graph(b, fd) : -EPERM;
 	}
 	return -EINVAL;
 }
 
-/* The answer; a descriptor (pivot_root's new root) rides along. */
+/* The answer; a descriptor (pivot_root's new root, the file of a tree or
+ * graph) rides along. */
 static void reply(int fd, uint16_t op, int err, const char *text, int n,
 		  int pass)
 {

@@ -1,36 +1,74 @@
 /* sharectl: the administrator's command.
  *
  *   sharectl [--socket ADDR] status | stop | jails
+ *   sharectl [--socket ADDR] tree [--root DIR]
+ *   sharectl [--socket ADDR] graph [--output FILE.svg|FILE.png|FILE.dot]
+ *
+ * tree: the mount tree of the broker's graph as findmnt -o TARGET,SOURCE,
+ * FSROOT,PROPAGATION shows it, to the caller or to a process whose root is
+ * DIR.  graph: the propagation graph in Graphviz DOT, on stdout or in FILE;
+ * an .svg or .png is drawn by Graphviz's dot.
  *
  * Exit status: 0 on success; 1 when the broker refuses or does not answer
- * (status: no broker); 2 for a usage error.
+ * (status: no broker), or dot is missing or fails; 2 for a usage error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "libshare_proto.h"
 #include "sock.h"
 
 static void usage(FILE *out, int code)
 {
-	fprintf(out, "usage: sharectl [--socket ADDR] status|stop|jails\n");
+	fprintf(out, "usage: sharectl [--socket ADDR] status|stop|jails\n"
+		"       sharectl [--socket ADDR] tree [--root DIR]\n"
+		"       sharectl [--socket ADDR] graph "
+		"[--output FILE.svg|FILE.png|FILE.dot]\n");
 	exit(code);
 }
 
-/* One round trip; the reply's text goes to stdout.  Returns the reply's
+/* The descriptor a reply carried, or -1. */
+static int passed_fd(struct msghdr *mh)
+{
+	int fd = -1;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
+	     cm = CMSG_NXTHDR(mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof fd))
+			memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+	return fd;
+}
+
+/* One round trip, field 1 being arg when not NULL; the reply's text goes
+ * to stdout, its descriptor to *pass (-1 when none).  Returns the reply's
  * errno, or a negative errno when no root broker answered. */
-static int ask(const char *addr, uint16_t op)
+static int ask(const char *addr, uint16_t op, const char *arg, int *pass)
 {
 	static char buf[sizeof(struct ls_reply) + LS_REPLY_MAX];
 	struct ls_request rq = { LS_MAGIC, LS_VERSION, op, 0,
 				 { LS_ABSENT, LS_ABSENT, LS_ABSENT, LS_ABSENT },
 				 0, 0 };
+	struct iovec out[2] = { { &rq, sizeof rq }, { (void *)arg, 0 } };
+	struct iovec in = { buf, sizeof buf };
+	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } c;
+	struct msghdr tx = { .msg_iov = out, .msg_iovlen = 2 };
+	struct msghdr rx = { .msg_iov = &in, .msg_iovlen = 1,
+			     .msg_control = c.buf,
+			     .msg_controllen = sizeof c.buf };
 	struct ucred cred;
 	socklen_t cl = sizeof cred;
+	*pass = -1;
+	if (arg)
+		out[1].iov_len = rq.len[1] = (uint32_t)strlen(arg);
 	int fd = sock_connect(addr);
 	if (fd < 0)
 		return fd;
@@ -40,9 +78,12 @@ static int ask(const char *addr, uint16_t op)
 		return -EPERM;
 	}
 	ssize_t n = -1;
-	if (send(fd, &rq, sizeof rq, MSG_NOSIGNAL) == (ssize_t)sizeof rq)
-		n = recv(fd, buf, sizeof buf, 0);
+	if (sendmsg(fd, &tx, MSG_NOSIGNAL) ==
+	    (ssize_t)(sizeof rq + out[1].iov_len))
+		n = recvmsg(fd, &rx, MSG_CMSG_CLOEXEC);
 	close(fd);
+	if (n > 0)
+		*pass = passed_fd(&rx);
 	const struct ls_reply *r = (const void *)buf;
 	if (n < (ssize_t)sizeof *r || r->magic != LS_MAGIC ||
 	    r->len != (size_t)n - sizeof *r)
@@ -51,22 +92,123 @@ static int ask(const char *addr, uint16_t op)
 	return r->error;
 }
 
+/* Copies the file from to the descriptor to; 0 or -errno. */
+static int copy(int from, int to)
+{
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(from, buf, sizeof buf)) > 0)
+		for (ssize_t off = 0, w; off < n; off += w)
+			if ((w = write(to, buf + off, (size_t)(n - off))) < 0)
+				return -errno;
+	return n < 0 ? -errno : 0;
+}
+
+/* The graph drawn into file by Graphviz's dot as format (svg, png). */
+static int draw(int dot_src, const char *file, const char *format)
+{
+	char type[16];
+	char *argv[] = { "dot", type, "-o", (char *)file, NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st, err;
+	snprintf(type, sizeof type, "-T%s", format);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, dot_src, 0);
+	err = posix_spawnp(&pid, "dot", &fa, NULL, argv, NULL);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err == ENOENT) {
+		fprintf(stderr, "sharectl: graph: %s needs Graphviz's dot, "
+			"which is not installed\n", file);
+		return 1;
+	}
+	if (err || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
+	    WEXITSTATUS(st)) {
+		fprintf(stderr, "sharectl: graph: dot could not draw %s\n", file);
+		return 1;
+	}
+	return 0;
+}
+
+/* The format --output asks for ("svg", "png", "dot"), NULL if none. */
+static const char *format_of(const char *file)
+{
+	static const char *const known[] = { "svg", "png", "dot" };
+	const char *dot = strrchr(file, '.');
+	for (size_t i = 0; dot && i < sizeof known / sizeof *known; i++)
+		if (strcmp(dot + 1, known[i]) == 0)
+			return known[i];
+	return NULL;
+}
+
+/* The text a tree or graph reply carried in fd, where it belongs. */
+static int deliver(int fd, const char *output)
+{
+	int err, to = 1;
+	fflush(stdout);
+	if (output && strcmp(format_of(output), "dot") != 0)
+		return draw(fd, output, format_of(output));
+	if (output && (to = open(output, O_WRONLY | O_CREAT | O_TRUNC |
+				 O_CLOEXEC, 0666)) < 0) {
+		fprintf(stderr, "sharectl: %s: %s\n", output, strerror(errno));
+		return 1;
+	}
+	err = copy(fd, to);
+	if (output && close(to) < 0 && !err)
+		err = -errno;
+	if (err)
+		fprintf(stderr, "sharectl: %s: %s\n", output ? output : "stdout",
+			strerror(-err));
+	return err ? 1 : 0;
+}
+
+/* One command; its exit status. */
+static int run(const char *addr, const char *name, uint16_t op,
+	       const char *root, const char *output)
+{
+	int pass, err = ask(addr, op, root, &pass);
+	if (err < 0)
+		fprintf(stderr, "sharectl: no broker at %s: %s\n", addr,
+			strerror(-err));
+	else if (err > 0 && root)
+		fprintf(stderr, "sharectl: %s: %s: %s\n", name, root,
+			strerror(err));
+	else if (err > 0)
+		fprintf(stderr, "sharectl: %s: %s\n", name, strerror(err));
+	else if (pass >= 0)
+		err = deliver(pass, output);
+	else if (op == LS_OP_TREE || op == LS_OP_GRAPH) {
+		fprintf(stderr, "sharectl: %s: the broker sent no text\n", name);
+		err = 1;
+	}
+	if (pass >= 0)
+		close(pass);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	static const struct { const char *name; uint16_t op; } cmds[] = {
 		{ "status", LS_OP_STATUS }, { "stop", LS_OP_STOP },
-		{ "jails", LS_OP_JAILS },
+		{ "jails", LS_OP_JAILS }, { "tree", LS_OP_TREE },
+		{ "graph", LS_OP_GRAPH },
 	};
-	const char *addr = getenv(LS_SOCKET_ENV);
+	const char *addr = getenv(LS_SOCKET_ENV), *root = NULL, *output = NULL;
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
 		if (c == 's')
 			addr = optarg;
+		else if (c == 'r')
+			root = optarg;
+		else if (c == 'o')
+			output = optarg;
 		else
 			usage(c == 'h' ? stdout : stderr, c == 'h' ? 0 : 2);
 	if (!addr || !*addr)
@@ -74,16 +216,14 @@ int main(int argc, char **argv)
 	if (optind + 1 != argc)
 		usage(stderr, 2);
 	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+		uint16_t op = cmds[i].op;
 		if (strcmp(argv[optind], cmds[i].name) != 0)
 			continue;
-		int err = ask(addr, cmds[i].op);
-		if (err < 0)
-			fprintf(stderr, "sharectl: no broker at %s: %s\n", addr,
-				strerror(-err));
-		else if (err > 0)
-			fprintf(stderr, "sharectl: %s: %s\n", cmds[i].name,
-				strerror(err));
-		return err ? 1 : 0;
+		if ((root && (op != LS_OP_TREE || !*root ||
+			      strlen(root) > 4096)) ||
+		    (output && (op != LS_OP_GRAPH || !format_of(output))))
+			usage(stderr, 2);
+		return run(addr, cmds[i].name, op, root, output);
 	}
 	usage(stderr, 2);
 }

@@ -50,6 +50,16 @@ enum ls_op {
 	LS_OP_STOP = 6,        /* the broker exits, mounts stay */
 	LS_OP_JAILS = 7,       /* reply text: the roots of past callers,
 				  one per line */
+	LS_OP_TREE = 8,        /* field 1: the root directory of the view,
+				  looked up in the caller's root; absent:
+				  the caller's own root.  The reply carries
+				  (SCM_RIGHTS) a read-only descriptor of a
+				  file holding the mount tree as findmnt
+				  -o TARGET,SOURCE,FSROOT,PROPAGATION shows
+				  it from there; no text */
+	LS_OP_GRAPH = 9,       /* only from a caller on the host's root:
+				  the propagation graph in Graphviz DOT, as
+				  a descriptor like LS_OP_TREE's */
 };
 
 #define LS_NFIELDS 4

@@ -1,0 +1,116 @@
+/* show.c: what sharectl tree and graph show, rendered by the engine.
+ *
+ * The text has a line per mount, and a host has thousands: more than a
+ * reply's LS_REPLY_MAX.  So it goes into an unlinked file of the state
+ * directory, and the reply carries a descriptor of it (SCM_RIGHTS).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "broker.h"
+
+/* A file nobody else can open: O_TMPFILE, or on kernels before 3.11 (and
+ * filesystems without it) a file unlinked as soon as it is made. */
+static int scratch(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	char *path;
+	if (fd >= 0)
+		return fd;
+	if (asprintf(&path, "%s/reply.XXXXXX", dir) < 0)
+		return -ENOMEM;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	else
+		unlink(path);
+	free(path);
+	return fd;
+}
+
+/* A scratch file to write the reply's text to (*f); returns its
+ * descriptor, which text_done() closes. */
+static int text_open(const char *dir, FILE **f)
+{
+	int fd = scratch(dir), w;
+	if (fd < 0)
+		return fd;
+	if ((w = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0 || !(*f = fdopen(w, "w"))) {
+		int err = -errno;
+		if (w >= 0)
+			close(w);
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* The text is written; *pass gets a read-only descriptor of it.  Not the
+ * writable one: that would let any caller, an unprivileged jailed one
+ * too, fill the state directory's filesystem. */
+static int text_done(FILE *f, int fd, int *pass)
+{
+	char proc[64];
+	int err = fclose(f) == 0 ? 0 : -errno;
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	if (!err && (*pass = open(proc, O_RDONLY | O_CLOEXEC)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The tree as a process whose root is dir sees it, dir looked up like any
+ * of the caller's paths (inside its root: a jail sees no more than its
+ * own); without dir, as the caller itself sees it. */
+int show_tree(struct broker *b, const char *dir, int *pass)
+{
+	struct named n = { .fd = -1 };
+	struct loc root;
+	char *buf = NULL;
+	FILE *f;
+	int err = dir ? resolve(b, dir, RES_FOLLOW, &n) :
+			fd_loc(b, b->peer->root, &root, &buf);
+	if (dir && !err)
+		root = n.at;
+	if (!err && root.file)
+		err = -ENOTDIR;
+	if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
+		int fd = err;
+		render_tree(b->ns, root, false, f);
+		err = text_done(f, fd, pass);
+	}
+	named_free(&n);
+	free(buf);
+	return err;
+}
+
+/* The propagation graph, with every jail the broker has seen: its root
+ * found again from its path (NULL when the directory is gone). */
+int show_graph(struct broker *b, int *pass)
+{
+	unsigned n = HASH_COUNT(b->jails), i = 0;
+	struct view *v = calloc(n + 1, sizeof *v);
+	char **bufs = calloc(n + 1, sizeof *bufs);
+	FILE *f;
+	int err = v && bufs ? 0 : -ENOMEM;
+	for (struct jail *j = b->jails; !err && j; j = j->hh.next, i++) {
+		int fd = open(j->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		v[i].name = j->path;
+		if (fd >= 0 && fd_loc(b, fd, &v[i].root, &bufs[i]) < 0)
+			v[i].root.m = NULL;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
+		int fd = err;
+		render_graph(&b->g, b->ns, v, i, f);
+		err = text_done(f, fd, pass);
+	}
+	for (unsigned k = 0; bufs && k < n; k++)
+		free(bufs[k]);
+	free(bufs);
+	free(v);
+	return err;
+}
