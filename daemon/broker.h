@@ -84,17 +84,20 @@ struct broker {
 void broker_log(const struct broker *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* import.c */
-int import_table(struct broker *b, const char *mountinfo);
+/* handle.c */
+int fd_mnt_id(int fd);
 int handle_add(struct broker *b, struct mount *m, int fd);
+int handle_put(struct broker *b, struct mount *m, int fd, int kid, dev_t dev);
 struct handle *handle_of(const struct broker *b, const struct mount *m);
 struct mount *mount_of_kid(const struct broker *b, int kid);
 void handle_drop(struct broker *b, struct handle *h);
 struct fs *fs_of_dev(const struct broker *b, dev_t dev);
+
+/* import.c */
+int import_table(struct broker *b, const char *mountinfo);
 int refresh_paths(struct broker *b);
 int sync_table(struct broker *b);
 bool table_changed(struct broker *b);
-int fd_mnt_id(int fd);
 
 /* peer.c */
 int peer_read(struct peer *p, pid_t pid, pid_t tid, uid_t uid, gid_t gid);
@@ -121,6 +124,8 @@ int stage_new(struct broker *b, const char *source, const char *type,
 void unstage(struct broker *b);
 int exec_plan(struct broker *b);
 void exec_commit(struct broker *b);
+
+/* busy.c */
 bool busy(void *ctx, const struct mount *m);
 
 /* state.c */
