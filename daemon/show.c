@@ -98,8 +98,10 @@ int show_graph(struct broker *b, int *pass)
 	for (struct jail *j = b->jails; !err && j; j = j->hh.next, i++) {
 		int fd = open(j->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		v[i].name = j->path;
-		if (fd >= 0 && fd_loc(b, fd, &v[i].root, &bufs[i]) < 0)
+		if (fd < 0 || fd_loc(b, fd, &v[i].root, &bufs[i]) < 0) {
 			v[i].root.m = NULL;
+			bufs[i] = NULL;
+		}
 		if (fd >= 0)
 			close(fd);
 	}
