@@ -133,6 +133,7 @@ int state_save(struct broker *b);
 int state_load(struct broker *b);
 
 /* show.c */
+int show_table(struct broker *b, const char *which, int *pass);
 int show_tree(struct broker *b, const char *dir, int *pass);
 int show_graph(struct broker *b, int *pass);
 

@@ -150,6 +150,8 @@ static int dispatch(struct broker *b, const struct ls_request *r,
 		return show_tree(b, f[1], fd);
 	case LS_OP_GRAPH:              /* host paths: not for a jail's eyes */
 		return on_host(b) ? show_graph(b, fd) : -EPERM;
+	case LS_OP_MOUNTTABLE:
+		return show_table(b, f[1], fd);
 	}
 	return -EINVAL;
 }

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "broker.h"
 
@@ -114,5 +115,26 @@ int show_graph(struct broker *b, int *pass)
 		free(bufs[k]);
 	free(bufs);
 	free(v);
+	return err;
+}
+
+/* The caller's own mount table (semantics.md 1.5): mountinfo or the
+ * /proc/mounts format, for its root as it is now, so that a mount that
+ * just returned is listed. */
+int show_table(struct broker *b, const char *which, int *pass)
+{
+	bool info = which && strcmp(which, "mountinfo") == 0;
+	struct loc root;
+	char *buf = NULL;
+	FILE *f;
+	if (!info && (!which || strcmp(which, "mounts") != 0))
+		return -EINVAL;
+	int err = fd_loc(b, b->peer->root, &root, &buf);
+	if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
+		int fd = err;
+		(info ? render_mountinfo : render_mounts)(&b->g, b->ns, root, f);
+		err = text_done(f, fd, pass);
+	}
+	free(buf);
 	return err;
 }

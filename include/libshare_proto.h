@@ -60,6 +60,12 @@ enum ls_op {
 	LS_OP_GRAPH = 9,       /* only from a caller on the host's root:
 				  the propagation graph in Graphviz DOT, as
 				  a descriptor like LS_OP_TREE's */
+	LS_OP_MOUNTTABLE = 10, /* field 1: "mountinfo" or "mounts".  The
+				  calling thread's mount table as the kernel
+				  would show it (/proc/self/mountinfo, or
+				  /proc/mounts' format), rendered for its
+				  root now, as a descriptor like
+				  LS_OP_TREE's, at offset 0; no text */
 };
 
 #define LS_NFIELDS 4
