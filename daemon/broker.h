@@ -95,6 +95,8 @@ struct fs *fs_of_dev(const struct broker *b, dev_t dev);
 
 /* import.c */
 int import_table(struct broker *b, const char *mountinfo);
+void fs_learn(struct fs *fs, dev_t dev, const char *sbopts);
+int fs_learn_kid(struct fs *fs, int kid);
 int refresh_paths(struct broker *b);
 int sync_table(struct broker *b);
 bool table_changed(struct broker *b);

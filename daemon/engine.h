@@ -34,7 +34,7 @@ enum { SB_RDONLY = 1 << 0, SB_SYNC = 1 << 1, SB_DIRSYNC = 1 << 2,
 
 struct fs {                    /* a filesystem instance (superblock) */
 	unsigned id;
-	unsigned dev;          /* minor of the anonymous device: 0:dev */
+	unsigned major, dev;   /* its device, major:dev (sharedry: 0:dev) */
 	char *type;
 	char *opts;            /* filesystem options for field 11, or "" */
 	unsigned flags;        /* SB_* */

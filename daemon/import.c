@@ -178,13 +178,62 @@ static void hold(struct broker *b, struct entry *e)
 	handle_put(b, e->m, -1, e->id, entry_dev(e));
 }
 
+static int read_lines(const char *path, char ***out, size_t *count);
+static void free_lines(char **lines, size_t n);
+
+/* What the kernel says of a superblock: its device, its flags, and the
+ * filesystem's own options (field 11 of mountinfo without the flags the
+ * renderer writes itself). */
+void fs_learn(struct fs *fs, dev_t dev, const char *sbopts)
+{
+	static const char *const flags[] = { "ro", "rw", "sync", "dirsync",
+					     "mand", "lazytime" };
+	char *own = malloc(strlen(sbopts) + 1), *o = own;
+	fs->major = major(dev);
+	fs->dev = minor(dev);
+	fs->flags = sb_flags_of(sbopts);
+	for (const char *p = sbopts; own && *p; ) {
+		size_t n = strcspn(p, ",");
+		bool flag = false;
+		for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+			flag |= strlen(flags[i]) == n && !strncmp(p, flags[i], n);
+		if (!flag) {
+			o += sprintf(o, "%s%.*s", o == own ? "" : ",", (int)n, p);
+		}
+		p += n + (p[n] == ',');
+	}
+	if (own) {
+		*o = '\0';
+		free(fs->opts);
+		fs->opts = own;
+	}
+}
+
+/* The kernel's superblock options of mount kid, for fs_learn(): the
+ * broker reads them once per new filesystem. */
+int fs_learn_kid(struct fs *fs, int kid)
+{
+	char **lines;
+	size_t n;
+	struct entry e;
+	int err = read_lines("/proc/self/mountinfo", &lines, &n);
+	for (size_t i = 0; !err && i < n; i++)
+		if (parse_line(lines[i], &e) == 0 && e.id == kid) {
+			fs_learn(fs, entry_dev(&e), e.sbopts);
+			break;
+		}
+	if (!err)
+		free_lines(lines, n);
+	return err;
+}
+
 static struct fs *fs_of(struct broker *b, struct entry *v, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
 		if (v[j].m && strcmp(v[j].dev, v[i].dev) == 0)
 			return v[j].m->fs;
 	struct fs *fs = fs_new(&b->g, v[i].type, "");
-	fs->flags = sb_flags_of(v[i].sbopts);
+	fs_learn(fs, entry_dev(&v[i]), v[i].sbopts);
 	return fs;
 }
 
@@ -302,8 +351,11 @@ int sync_table(struct broker *b)
 				continue;
 			char *dir = dir_in(p, v[i].mp);
 			struct fs *fs = fs_of_dev(b, entry_dev(&v[i]));
-			v[i].m = graph_import(&b->g, b->ns, p->m, dir,
-					      fs ? fs : fs_new(&b->g, v[i].type, ""),
+			if (!fs) {
+				fs = fs_new(&b->g, v[i].type, "");
+				fs_learn(fs, entry_dev(&v[i]), v[i].sbopts);
+			}
+			v[i].m = graph_import(&b->g, b->ns, p->m, dir, fs,
 					      v[i].root, v[i].source,
 					      mnt_flags_of(v[i].opts));
 			free(dir);

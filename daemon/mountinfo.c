@@ -137,8 +137,8 @@ static void put_optional(FILE *out, const struct mount *m, struct ns *ns,
 static void put_line(FILE *out, const struct mount *m, const char *path,
 		     struct ns *ns, struct loc root)
 {
-	fprintf(out, "%u %u 0:%u ", m->id, m->parent ? m->parent->id : m->id,
-		m->fs->dev);
+	fprintf(out, "%u %u %u:%u ", m->id, m->parent ? m->parent->id : m->id,
+		m->fs->major, m->fs->dev);
 	put_escaped(out, m->root);
 	fputc(' ', out);
 	put_escaped(out, path);
