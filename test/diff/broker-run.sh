@@ -9,6 +9,9 @@
 # "--- view V" per VIEW, "--- files" with DIFF_FILES=1), read from the real
 # kernel without the shim: the broker's propagation is compared by what it
 # did to the table and to the files, not by what it would report.
+# With BROKER_VIRTUAL=1 a line "--- virtual" follows, then the same views
+# once more as read through the shim (the broker's virtual mountinfo, with
+# the propagation fields only the broker knows): what it reports.
 #
 # Every run gets a private mount namespace of its own (even under
 # run-diff.sh's), because the broker imports the whole table of its
@@ -152,4 +155,19 @@ done
 if [[ ${DIFF_FILES:-} == 1 ]]; then
 	echo "--- files"
 	find "$dir" -mindepth 1 -printf '%y B/%P\n' 2>/dev/null | LC_ALL=C sort
+fi
+# The same views as the processes see them through the shim (BROKER_VIRTUAL=1):
+# lsview -s with libshare.so preloaded, chrooted by the shim's chroot, opens
+# /proc/self/mountinfo like any program; the broker renders its table for
+# that root, propagation fields included. Same broker, same state: the
+# virtual comparison costs a few reads, not a second run.
+if [[ ${BROKER_VIRTUAL:-} == 1 ]]; then
+	echo "--- virtual"
+	for v in "$@"; do
+		v=${v//'$B'/$dir}
+		echo "--- view $v"
+		LD_PRELOAD=$LIBSHARE_SO LIBSHARE_SOCKET=$sock \
+			timeout 20 "$bindir/lsview" -s "$v" ||
+			echo "lsview -s $v: exit status $?"
+	done
 fi

@@ -22,6 +22,16 @@
 # and both sides also list the files visible under the sandbox
 # (DIFF_FILES=1) and lose their propagation fields (mtnorm -P: the broker's
 # kernel table is all private).
+# --broker also compares what processes see (issue 4 item 4): every
+# scenario gets a second test point, "(virtual)", where the same broker run
+# reads its views again through the shim (broker-run.sh BROKER_VIRTUAL=1:
+# /proc/self/mountinfo on the host and chrooted in each jail, which has no
+# /proc, served by the broker) and they must equal the native views WITH
+# their propagation fields (mtnorm without -P; ids and groups renumbered).
+# That needs a shim that serves the mount table: LIBSHARE_DIFF_VIRTUAL=auto
+# (default) turns it on when libshare.so exports fopen (nm -D), and
+# otherwise one point says "# SKIP shim has no mount-table wrappers";
+# 1 forces it on, 0 off.
 #
 # Needs root; without sharedry (or, with --broker, without the broker, the
 # shim or legacy-sim) it bails out rather than skip.
@@ -35,7 +45,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bindir=${DIFF_BIN:-$here}
 export DIFF_BIN=$bindir
 
-native_only=0 broker=0 random=0 seed_base=1
+native_only=0 broker=0 random=0 seed_base=1 virtual=0
 files=()
 while (($#)); do
 	case $1 in
@@ -76,6 +86,18 @@ if ((broker)); then
 		DIFF_FILES=1 NATIVE_ERR=/dev/stderr
 	norm=(-P)
 	gen=("$bindir/gen" --legacy)
+	virtual=${LIBSHARE_DIFF_VIRTUAL:-auto}
+	if [[ $virtual == auto ]]; then
+		# the table wrappers come with the shim's fopen (issue 4 item 1)
+		if nm -D --defined-only "$LIBSHARE_SO" 2>/dev/null |
+			grep -qE ' fopen(@|$)'; then
+			virtual=1
+		else
+			virtual=0
+		fi
+	fi
+	[[ $virtual == 1 ]] || virtual=0
+	export BROKER_VIRTUAL=$virtual
 else
 	unset DIFF_FILES       # sharedry lists no files
 	norm=()
@@ -118,6 +140,7 @@ run_one() {
 	local k=$1 name=$2 script=$3 base rc=0
 	shift 3
 	local -a dviews=()
+	rm -f "$work/native.raw" "$work/broker.raw"
 	: >"$work/native.err"
 	DIFF_TIMEOUT=${DIFF_TIMEOUT:-120} bash "$here/native-run.sh" "$script" "$@" \
 		>"$work/native.raw" 2>>"$work/native.err"
@@ -179,7 +202,8 @@ broker_side() {
 		diag "$work/broker.err"
 		return 1
 	fi
-	"$bindir/mtnorm" -P "$work/broker.raw" >"$work/broker"
+	sed '/^--- virtual$/,$d' "$work/broker.raw" |
+		"$bindir/mtnorm" -P >"$work/broker"
 	if diff -u --label native --label broker "$work/native" \
 		"$work/broker" >"$work/diff"; then
 		echo "ok $k - $name"
@@ -194,8 +218,44 @@ broker_side() {
 	return 1
 }
 
+# virtual_point NUMBER NAME: the second point of a scenario with --broker:
+# the native views (no results, no files) against broker-run.sh's
+# "--- virtual" section, both normalised with their propagation fields.
+virtual_point() {
+	local k=$1 name="$2 (virtual)"
+	if [[ ! -s $work/native.raw || ! -s $work/broker.raw ]] ||
+		! grep -q '^--- virtual$' "$work/broker.raw"; then
+		echo "not ok $k - $name"
+		echo "# no views to compare (a side failed, see the point before)"
+		return 1
+	fi
+	awk '/^base / || /^--- files$/ { v = 0 } /^base / { print }
+		/^--- view / { v = 1 } v' "$work/native.raw" |
+		"$bindir/mtnorm" >"$work/native.virt"
+	{ sed -n '/^base /p' "$work/broker.raw"
+	  sed '1,/^--- virtual$/d' "$work/broker.raw"; } |
+		"$bindir/mtnorm" >"$work/broker.virt"
+	if diff -u --label native --label "broker+shim" "$work/native.virt" \
+		"$work/broker.virt" >"$work/diff"; then
+		echo "ok $k - $name"
+		return 0
+	fi
+	echo "not ok $k - $name"
+	diag "$work/diff"
+	echo "# broker side (stderr, broker log):"
+	diag "$work/broker.err"
+	return 1
+}
+
 k=0 failed=0
-echo "1..$((${#files[@]} + random))"
+if ((broker && virtual)); then
+	echo "1..$((2 * (${#files[@]} + random)))"
+elif ((broker)); then
+	echo "1..$((${#files[@]} + random + 1))"
+	echo "ok $((++k)) - virtual views # SKIP shim has no mount-table wrappers"
+else
+	echo "1..$((${#files[@]} + random))"
+fi
 if ((!native_only && !broker)) && [[ ! -x $SHAREDRY ]]; then
 	echo "Bail out! sharedry not found (build it, or set SHAREDRY)"
 	exit 1
@@ -215,10 +275,16 @@ fi
 for f in "${files[@]}"; do
 	if ((broker)) && unlegacy "$f"; then
 		echo "ok $((++k)) - $(basename "$f") # SKIP namespace copy: not in the legacy setting"
+		((virtual)) && echo "ok $((++k)) - $(basename "$f") (virtual) # SKIP namespace copy: not in the legacy setting"
 		continue
 	fi
 	mapfile -t views < <(views_of "$f")
-	if ! run_one $((++k)) "$(basename "$f")" "$f" "${views[@]}"; then
+	bad=0
+	run_one $((++k)) "$(basename "$f")" "$f" "${views[@]}" || bad=1
+	if ((virtual)); then
+		virtual_point $((++k)) "$(basename "$f")" || bad=1
+	fi
+	if ((bad)); then
 		failed=1
 		if ((broker)); then
 			echo "# script $f:"
@@ -231,8 +297,13 @@ for ((i = 0; i < random; i++)); do
 	script=$work/random-$seed.sh
 	"${gen[@]}" "$seed" >"$script"
 	mapfile -t nsviews < <(views_of "$script" | grep ':/$')
-	if ! run_one $((++k)) "random seed $seed" "$script" / '$B/j1' '$B/j2' \
-		"${nsviews[@]}"; then
+	bad=0
+	run_one $((++k)) "random seed $seed" "$script" / '$B/j1' '$B/j2' \
+		"${nsviews[@]}" || bad=1
+	if ((virtual)); then
+		virtual_point $((++k)) "random seed $seed" || bad=1
+	fi
+	if ((bad)); then
 		failed=1
 		echo "# seed $seed (reproduce: ${gen[*]##*/} $seed >s.sh;" \
 			"run-diff.sh$( ((broker)) && echo " --broker") s.sh):"
