@@ -1,0 +1,185 @@
+/*
+ * mounttable-bench - the measuring half of test/bench/run.sh (issue 4 item
+ * 5); run.sh sets up the jail and the broker, alternates the variants and
+ * prints the ratios.  A benchmark, not a test: it only prints.
+ *
+ *   mounttable-bench open N [FILE]     open(FILE)+close N times (default
+ *                                      /etc/hostname); with or without
+ *                                      libshare.so preloaded, as run.sh says
+ *   mounttable-bench mkjail DIR N      a tmpfs on DIR and N-1 tmpfs below
+ *                                      it (DIR/m0..): a jail of N mounts
+ *   mounttable-bench read N JAIL HOW   chroot into JAIL, then N full reads of
+ *                                      /proc/self/mountinfo; HOW is
+ *     kernel  the kernel's own, through a /proc descriptor opened before the
+ *             chroot (the jail has no /proc)
+ *     shim    a plain open("/proc/self/mountinfo"): with libshare.so
+ *             preloaded the shim serves the broker's virtual table
+ *     broker  LS_OP_MOUNTTABLE asked of the broker directly (socket
+ *             LIBSHARE_SOCKET), the descriptor it hands back read whole:
+ *             the broker's share of the shim's cost, measurable before the
+ *             shim serves the table
+ *
+ * Output: one line "ns/op T" (read: "ns/op T lines L bytes B", L and B of the
+ * last read).  Times are CLOCK_MONOTONIC over the whole loop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include "libshare_proto.h"
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+static int die(const char *what)
+{
+	fprintf(stderr, "mounttable-bench: %s: %s\n", what, strerror(errno));
+	return 1;
+}
+
+static int bench_open(long n, const char *file)
+{
+	double t0 = now_ns();
+
+	for (long i = 0; i < n; i++) {
+		int fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return die(file);
+		close(fd);
+	}
+	printf("ns/op %.1f\n", (now_ns() - t0) / n);
+	return 0;
+}
+
+static int mkjail(const char *dir, long n)
+{
+	char path[4096];
+
+	if (mount("jail", dir, "tmpfs", 0, NULL) < 0)
+		return die(dir);
+	for (long i = 1; i < n; i++) {
+		snprintf(path, sizeof path, "%s/m%ld", dir, i);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return die(path);
+		if (mount("m", path, "tmpfs", 0, NULL) < 0)
+			return die(path);
+	}
+	return 0;
+}
+
+/* The caller's mountinfo from the broker: LS_OP_MOUNTTABLE, one
+ * descriptor back (see libshare_proto.h), or -1. */
+static int broker_table(void)
+{
+	const char *name = getenv(LS_SOCKET_ENV);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static const char field[] = "mountinfo";
+	struct ls_request h = { LS_MAGIC, LS_VERSION, LS_OP_MOUNTTABLE, 0,
+				{ LS_ABSENT, sizeof field - 1, LS_ABSENT,
+				  LS_ABSENT }, 0, 0 };	/* field 1 */
+	struct iovec v[2] = { { &h, sizeof h },
+			      { (void *)field, sizeof field - 1 } };
+	struct msghdr mh = { .msg_iov = v, .msg_iovlen = 2 };
+	struct ls_reply r;
+	char text[256];
+	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr al; } c;
+	struct iovec rv[2] = { { &r, sizeof r }, { text, sizeof text } };
+	struct msghdr rh = { .msg_iov = rv, .msg_iovlen = 2,
+			     .msg_control = c.buf,
+			     .msg_controllen = sizeof c.buf };
+	socklen_t len;
+	int s, fd = -1;
+
+	if (!name)
+		name = LS_SOCKET_DEFAULT;
+	strncpy(sa.sun_path, name, sizeof sa.sun_path - 1);
+	len = offsetof(struct sockaddr_un, sun_path) + strlen(name);
+	if (name[0] == '@')
+		sa.sun_path[0] = '\0';  /* abstract */
+	else
+		len++;
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0 || connect(s, (struct sockaddr *)&sa, len) < 0 ||
+	    sendmsg(s, &mh, MSG_NOSIGNAL) < 0 ||
+	    recvmsg(s, &rh, MSG_CMSG_CLOEXEC) < (ssize_t)sizeof r) {
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&rh); cm;
+	     cm = CMSG_NXTHDR(&rh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+	close(s);
+	if (r.error) {
+		if (fd >= 0)
+			close(fd);
+		errno = r.error;
+		return -1;
+	}
+	return fd;
+}
+
+static int bench_read(long n, const char *jail, const char *how)
+{
+	static char buf[1 << 16];
+	int procfd = -1, fd;
+	long lines = 0, bytes = 0;
+	double t0;
+	ssize_t k;
+
+	if (strcmp(how, "kernel") == 0 &&
+	    (procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return die("/proc");
+	if (chroot(jail) < 0 || chdir("/") < 0)
+		return die(jail);
+	t0 = now_ns();
+	for (long i = 0; i < n; i++) {
+		if (procfd >= 0)
+			fd = openat(procfd, "self/mountinfo", O_RDONLY | O_CLOEXEC);
+		else if (strcmp(how, "broker") == 0)
+			fd = broker_table();
+		else
+			fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return die(how);
+		lines = bytes = 0;
+		while ((k = read(fd, buf, sizeof buf)) > 0) {
+			bytes += k;
+			for (char *p = buf; (p = memchr(p, '\n', buf + k - p)); p++)
+				lines++;
+		}
+		close(fd);
+		if (k < 0)
+			return die("read");
+	}
+	printf("ns/op %.1f lines %ld bytes %ld\n", (now_ns() - t0) / n, lines,
+	       bytes);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && strcmp(argv[1], "open") == 0)
+		return bench_open(atol(argv[2]), argc > 3 ? argv[3] : "/etc/hostname");
+	if (argc == 4 && strcmp(argv[1], "mkjail") == 0)
+		return mkjail(argv[2], atol(argv[3]));
+	if (argc == 5 && strcmp(argv[1], "read") == 0)
+		return bench_read(atol(argv[2]), argv[3], argv[4]);
+	fprintf(stderr, "usage: mounttable-bench open N [FILE] | mkjail DIR N | "
+		"read N JAIL kernel|shim|broker\n");
+	return 2;
+}
