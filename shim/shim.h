@@ -89,4 +89,8 @@ long shim_umount2(const char *target, int flags);
 long shim_pivot_root(const char *new_root, const char *put_old);
 long shim_chroot(const char *path);
 
+/* mounttable.c: openat(2), serving the virtual mount table for its exact
+ * names; the descriptor or -errno. */
+long shim_openat(int dirfd, const char *path, int flags, unsigned int mode);
+
 #endif

@@ -68,6 +68,16 @@ SHIM_EXPORT long syscall(long nr, ...)
 		return shim_pivot_root((const char *)a[0], (const char *)a[1]);
 	case SYS_chroot:
 		return shim_chroot((const char *)a[0]);
+	/* the mount table's names (mounttable.c); all else as it came */
+#ifdef SYS_open
+	case SYS_open:
+		return shim_ret(shim_openat(-100 /* AT_FDCWD */,
+					    (const char *)a[0], (int)a[1],
+					    (unsigned int)a[2]));
+#endif
+	case SYS_openat:
+		return shim_ret(shim_openat((int)a[0], (const char *)a[1],
+					    (int)a[2], (unsigned int)a[3]));
 	/* The new mount API hands out descriptors that only the caller's
 	 * own kernel context could use, and statmount/listmount read the
 	 * kernel's table rather than the broker's: refuse them all with

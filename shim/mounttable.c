@@ -1,0 +1,478 @@
+/* mounttable.c: the virtual mount table.  A jailed process that reads
+ * /proc/self/mountinfo (or /proc/mounts, /etc/mtab and their kin) gets the
+ * table the broker keeps, rendered for the calling thread's root at the
+ * moment of the open (LS_OP_MOUNTTABLE): a mount that just returned is
+ * listed, mountpoints are relative to the jail, and the propagation fields
+ * only the broker knows are there.  It needs no /proc in the jail.
+ *
+ * Exact names only (preload-pitfalls.md 2.28): /proc/{self,thread-self,
+ * <own pid>}/{mountinfo,mounts}, /proc/{self,<own pid>}/task/<own tid>/...,
+ * /proc/mounts and /etc/mtab, after folding "//" and "/./"; a relative name
+ * is resolved against the cwd or the dirfd, and only when its basename
+ * matches.  Everything else under /proc is the kernel's.  The common case
+ * costs a basename compare: no system call, no lock, no allocation, errno
+ * untouched.
+ *
+ * When no broker answers, or it refuses, the path is opened for real: a
+ * program outside a broker's reach sees the kernel's table as before.
+ *
+ * Pass-through opens are raw openat(2) calls (the shim's pattern: nothing
+ * to resolve); fopen, freopen, setmntent and fdopen are libc's, looked up
+ * with dlsym(RTLD_NEXT) once, lazily, and only on the paths that need them.
+ * Not covered: readlink of a virtual name, poll/epoll notifications on the
+ * descriptor (a file never signals a change, 2.29), and the cancellation
+ * point that glibc's open is.
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <mntent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "shim.h"
+
+#if defined(__x86_64__) && defined(__GLIBC__)
+/* As in raw.c: dlsym@GLIBC_2.34 is absent from older jails' glibc. */
+__asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
+#endif
+
+#ifndef O_TMPFILE
+#define O_TMPFILE (020000000 | O_DIRECTORY)
+#endif
+#define PROC_MAGIC 0x9fa0
+#define PROC_ROOT_INO 1
+
+enum { VT_NONE, VT_MOUNTINFO, VT_MOUNTS, VT_MTAB };
+
+/* ---- the names ---------------------------------------------------------- */
+
+/* Which table a basename could stand for: the fast path. */
+static int leaf_kind(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	if (b[0] != 'm')
+		return VT_NONE;
+	if (strcmp(b, "mountinfo") == 0)
+		return VT_MOUNTINFO;
+	if (strcmp(b, "mounts") == 0)
+		return VT_MOUNTS;
+	if (strcmp(b, "mtab") == 0)
+		return VT_MTAB;
+	return VT_NONE;
+}
+
+/* The directory a relative name starts from, into buf: the cwd, or the
+ * dirfd's path (/proc/self/fd, or, without /proc, a dirfd on the proc
+ * root: test/diff/spy.so redirects "/proc/..." there).  0 or -1. */
+static int base_dir(int dirfd, char *buf, size_t size)
+{
+	char link[40];
+	struct statfs sf;
+	struct stat st;
+	long n;
+	if (dirfd == AT_FDCWD) {
+		n = shim_raw(SYS_getcwd, (long)buf, (long)size, 0, 0, 0, 0);
+		return n > 0 && buf[0] == '/' ? 0 : -1;
+	}
+	if (dirfd < 0)
+		return -1;
+	memcpy(link, "/proc/self/fd/", 14);
+	n = 14 + (dirfd >= 10) + (dirfd >= 100) + (dirfd >= 1000) +
+	    (dirfd >= 10000) + (dirfd >= 100000) + (dirfd >= 1000000) +
+	    (dirfd >= 10000000) + (dirfd >= 100000000) + (dirfd >= 1000000000);
+	link[n + 1] = '\0';
+	for (int v = dirfd; n >= 14; v /= 10)
+		link[n--] = (char)('0' + v % 10);
+	n = shim_raw(SYS_readlinkat, AT_FDCWD, (long)link, (long)buf,
+		     (long)size - 1, 0, 0);
+	if (n > 0 && buf[0] == '/') {
+		buf[n] = '\0';
+		return 0;
+	}
+	if (shim_raw(SYS_fstatfs, dirfd, (long)&sf, 0, 0, 0, 0) == 0 &&
+	    sf.f_type == PROC_MAGIC &&
+	    shim_raw(SYS_fstat, dirfd, (long)&st, 0, 0, 0, 0) == 0 &&
+	    st.st_ino == PROC_ROOT_INO) {
+		strcpy(buf, "/proc");
+		return 0;
+	}
+	return -1;
+}
+
+/* The components of dir/path, "" and "." dropped ("..": kept, so that it
+ * matches nothing).  Returns their number, at most max, or -1. */
+static int split(char *s, char **part, int max)
+{
+	int n = 0;
+	for (char *t = strtok_r(s, "/", &s); t; t = strtok_r(NULL, "/", &s)) {
+		if (strcmp(t, ".") == 0)
+			continue;
+		if (n == max)
+			return -1;
+		part[n++] = t;
+	}
+	return n;
+}
+
+/* A decimal number, or -1. */
+static long number(const char *s)
+{
+	long v = 0;
+	if (!*s || *s == '0')
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > 100000000)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	return v;
+}
+
+static int own_process(const char *s)
+{
+	return strcmp(s, "self") == 0 ||
+	       number(s) == shim_raw(SYS_getpid, 0, 0, 0, 0, 0, 0);
+}
+
+static int own_thread(const char *s)
+{
+	long tid = number(s);
+	return tid > 0 && shim_raw(SYS_tgkill,
+				   shim_raw(SYS_getpid, 0, 0, 0, 0, 0, 0),
+				   tid, 0, 0, 0, 0) == 0;
+}
+
+/* The slow half of virtual_kind(), for a basename that matched: out of
+ * line, so that the common case does not pay for its buffer. */
+__attribute__((noinline)) static int full_kind(int dirfd, const char *path,
+					      int kind, int *proc)
+{
+	char buf[SHIM_PATH_MAX * 2 + 2];
+	char *p[8];
+	int n;
+	size_t len = strnlen(path, SHIM_PATH_MAX);
+	if (len == SHIM_PATH_MAX)
+		return VT_NONE;
+	buf[0] = '\0';
+	if (path[0] != '/' && base_dir(dirfd, buf, SHIM_PATH_MAX) < 0)
+		return VT_NONE;
+	strcat(buf, "/");
+	strcat(buf, path);
+	n = split(buf, p, 8);
+	*proc = n > 0 && strcmp(p[0], "proc") == 0;
+	if (n == 2 && strcmp(p[0], "etc") == 0 && strcmp(p[1], "mtab") == 0)
+		return VT_MOUNTS;
+	if (kind == VT_MTAB || !*proc)
+		return VT_NONE;
+	if (n == 2)
+		return strcmp(p[1], "mounts") == 0 ? VT_MOUNTS : VT_NONE;
+	if (n == 3 && (strcmp(p[1], "thread-self") == 0 || own_process(p[1])))
+		return kind;
+	if (n == 5 && strcmp(p[2], "task") == 0 && own_process(p[1]) &&
+	    own_thread(p[3]))
+		return kind;
+	return VT_NONE;
+}
+
+/* VT_MOUNTINFO or VT_MOUNTS when (dirfd, path) names a virtual table,
+ * VT_NONE otherwise; *proc: a name under /proc (read-only there). */
+static inline int virtual_kind(int dirfd, const char *path, int *proc)
+{
+	int kind;
+	if (!path || (kind = leaf_kind(path)) == VT_NONE)
+		return VT_NONE;
+	return full_kind(dirfd, path, kind, proc);
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+/* A descriptor of the broker's rendering, with O_CLOEXEC as asked, or -1
+ * when no broker served it (the caller then opens the path for real). */
+static int table_fd(int kind, int cloexec)
+{
+	const char *what = kind == VT_MOUNTINFO ? "mountinfo" : "mounts";
+	struct shim_req q = { .op = LS_OP_MOUNTTABLE,
+			      .field = { NULL, what } };
+	struct shim_ans a;
+	int r;
+	q.len[1] = (uint32_t)strlen(what);
+	r = shim_call_ans(&q, &a);
+	if (r != 0 || a.fd < 0) {
+		if (a.fd >= 0)
+			shim_raw(SYS_close, a.fd, 0, 0, 0, 0, 0);
+		return -1;
+	}
+	if (!cloexec)   /* it came with MSG_CMSG_CLOEXEC */
+		shim_raw(SYS_fcntl, a.fd, F_SETFD, 0, 0, 0, 0);
+	return a.fd;
+}
+
+/* openat(2) as the shim serves it: the broker's table for a virtual name
+ * opened for reading, the kernel's call for everything else.  Returns the
+ * descriptor or -errno. */
+long shim_openat(int dirfd, const char *path, int flags, unsigned int mode)
+{
+	int proc = 0, kind, fd;
+	if ((kind = virtual_kind(dirfd, path, &proc)) != VT_NONE &&
+	    !(flags & (O_PATH | O_DIRECTORY))) {
+		/* the kernel's mountinfo is read-only even for root */
+		if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) {
+			if (proc)
+				return -EACCES;
+		} else if ((fd = table_fd(kind, flags & O_CLOEXEC)) >= 0) {
+			return fd;
+		}
+	}
+	return shim_raw(SYS_openat, dirfd, (long)path, flags, mode, 0, 0);
+}
+
+/* ---- the open family ---------------------------------------------------- */
+
+#define NEEDS_MODE(f) (((f) & O_CREAT) || ((f) & O_TMPFILE) == O_TMPFILE)
+
+#define MODE_ARG(flags, mode)                          \
+	do {                                           \
+		va_list ap;                            \
+		va_start(ap, flags);                   \
+		if (NEEDS_MODE(flags))                 \
+			mode = va_arg(ap, unsigned int); \
+		va_end(ap);                            \
+	} while (0)
+
+SHIM_EXPORT int open(const char *path, int flags, ...)
+{
+	unsigned int mode = 0;
+	MODE_ARG(flags, mode);
+	return (int)shim_ret(shim_openat(AT_FDCWD, path, flags, mode));
+}
+
+SHIM_EXPORT int open64(const char *path, int flags, ...)
+{
+	unsigned int mode = 0;
+	MODE_ARG(flags, mode);
+	return (int)shim_ret(shim_openat(AT_FDCWD, path, flags | O_LARGEFILE,
+					 mode));
+}
+
+SHIM_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	unsigned int mode = 0;
+	MODE_ARG(flags, mode);
+	return (int)shim_ret(shim_openat(dirfd, path, flags, mode));
+}
+
+SHIM_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	unsigned int mode = 0;
+	MODE_ARG(flags, mode);
+	return (int)shim_ret(shim_openat(dirfd, path, flags | O_LARGEFILE,
+					 mode));
+}
+
+/* The fortified forms: O_CREAT or O_TMPFILE without a mode is glibc's to
+ * abort on, so such a call goes to glibc's own (looked up only then). */
+typedef int fortified_fn(const char *, int);
+typedef int fortified_at_fn(int, const char *, int);
+
+static void *next(void **slot, const char *name)
+{
+	void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	if (!f) {
+		int saved = errno;
+		f = dlsym(RTLD_NEXT, name);
+		errno = saved;
+		__atomic_store_n(slot, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+#define NEXT(type, name)                                   \
+	({                                                 \
+		static void *slot_;                        \
+		(type *)next(&slot_, name);                \
+	})
+
+SHIM_EXPORT int __open_2(const char *path, int flags)
+{
+	fortified_fn *f;
+	if (NEEDS_MODE(flags) && (f = NEXT(fortified_fn, "__open_2")))
+		return f(path, flags);
+	return (int)shim_ret(shim_openat(AT_FDCWD, path, flags, 0));
+}
+
+SHIM_EXPORT int __open64_2(const char *path, int flags)
+{
+	fortified_fn *f;
+	if (NEEDS_MODE(flags) && (f = NEXT(fortified_fn, "__open64_2")))
+		return f(path, flags);
+	return (int)shim_ret(shim_openat(AT_FDCWD, path, flags | O_LARGEFILE,
+					 0));
+}
+
+SHIM_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	fortified_at_fn *f;
+	if (NEEDS_MODE(flags) && (f = NEXT(fortified_at_fn, "__openat_2")))
+		return f(dirfd, path, flags);
+	return (int)shim_ret(shim_openat(dirfd, path, flags, 0));
+}
+
+SHIM_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	fortified_at_fn *f;
+	if (NEEDS_MODE(flags) && (f = NEXT(fortified_at_fn, "__openat64_2")))
+		return f(dirfd, path, flags);
+	return (int)shim_ret(shim_openat(dirfd, path, flags | O_LARGEFILE,
+					 0));
+}
+
+/* ---- access ------------------------------------------------------------- */
+
+/* findmnt -k checks access(mountinfo, R_OK) first: a virtual name is
+ * readable when the broker serves it, /proc or not. */
+static long shim_faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	int proc, kind, fd;
+	if (!(mode & (W_OK | X_OK)) &&
+	    (kind = virtual_kind(dirfd, path, &proc)) != VT_NONE &&
+	    (fd = table_fd(kind, 1)) >= 0) {
+		shim_raw(SYS_close, fd, 0, 0, 0, 0, 0);
+		return 0;
+	}
+	if (flags == 0)
+		return shim_raw(SYS_faccessat, dirfd, (long)path, mode, 0, 0, 0);
+	typedef int faccessat_fn(int, const char *, int, int);
+	faccessat_fn *f = NEXT(faccessat_fn, "faccessat");
+	if (!f)
+		return -ENOSYS;
+	return f(dirfd, path, mode, flags) == 0 ? 0 : -errno;
+}
+
+SHIM_EXPORT int access(const char *path, int mode)
+{
+	return (int)shim_ret(shim_faccessat(AT_FDCWD, path, mode, 0));
+}
+
+SHIM_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	return (int)shim_ret(shim_faccessat(dirfd, path, mode, flags));
+}
+
+/* ---- stdio -------------------------------------------------------------- */
+
+typedef FILE *fopen_fn(const char *, const char *);
+typedef FILE *freopen_fn(const char *, const char *, FILE *);
+typedef FILE *fdopen_fn(int, const char *);
+
+/* The table's descriptor for a stream on a virtual name opened for
+ * reading ("r", "re", "rb", ...; "r+" and the write modes are the real
+ * call's), or -1. */
+static int stream_fd(const char *path, const char *mode, int cloexec)
+{
+	int proc, kind;
+	if (!path || !mode || (kind = leaf_kind(path)) == VT_NONE ||
+	    mode[0] != 'r' || strchr(mode, '+') ||
+	    (kind = full_kind(AT_FDCWD, path, kind, &proc)) == VT_NONE)
+		return -1;
+	return table_fd(kind, cloexec || strchr(mode, 'e'));
+}
+
+static FILE *stream(int fd, const char *mode)
+{
+	fdopen_fn *fdo = NEXT(fdopen_fn, "fdopen");
+	FILE *f = fdo ? fdo(fd, mode) : NULL;
+	if (!f) {
+		int saved = fdo ? errno : ENOSYS;
+		shim_raw(SYS_close, fd, 0, 0, 0, 0, 0);
+		errno = saved;
+	}
+	return f;
+}
+
+static FILE *vfopen(const char *path, const char *mode, fopen_fn *real)
+{
+	int fd = stream_fd(path, mode, 0);
+	if (fd >= 0)
+		return stream(fd, mode);
+	if (!real) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	return real(path, mode);
+}
+
+SHIM_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	return vfopen(path, mode, NEXT(fopen_fn, "fopen"));
+}
+
+SHIM_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	return vfopen(path, mode, NEXT(fopen_fn, "fopen64"));
+}
+
+/* The stream keeps its FILE and its descriptor number, which now reads
+ * the table (its mode stays the one it had; a table is only read). */
+static FILE *vfreopen(const char *path, const char *mode, FILE *f,
+		      freopen_fn *real)
+{
+	int fd, old = f ? fileno(f) : -1;
+	if (old >= 0 && (fd = stream_fd(path, mode, 0)) >= 0) {
+		fflush(f);
+		if (shim_raw(SYS_dup3, fd, old, strchr(mode, 'e') ? O_CLOEXEC : 0,
+			     0, 0, 0) == old) {
+			shim_raw(SYS_close, fd, 0, 0, 0, 0, 0);
+			rewind(f);
+			return f;
+		}
+		shim_raw(SYS_close, fd, 0, 0, 0, 0, 0);
+	}
+	if (!real) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	return real(path, mode, f);
+}
+
+SHIM_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
+{
+	return vfreopen(path, mode, f, NEXT(freopen_fn, "freopen"));
+}
+
+SHIM_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
+{
+	return vfreopen(path, mode, f, NEXT(freopen_fn, "freopen64"));
+}
+
+/* glibc's setmntent opens with "ce" through its internal fopen, which no
+ * wrapper sees, and leaves locking to the caller. */
+static FILE *vsetmntent(const char *path, const char *mode, fopen_fn *real)
+{
+	int fd = stream_fd(path, mode, 1);
+	FILE *f;
+	if (fd < 0) {
+		if (!real) {
+			errno = ENOSYS;
+			return NULL;
+		}
+		return real(path, mode);
+	}
+	if ((f = stream(fd, mode)))
+		__fsetlocking(f, FSETLOCKING_BYCALLER);
+	return f;
+}
+
+SHIM_EXPORT FILE *setmntent(const char *path, const char *mode)
+{
+	return vsetmntent(path, mode, NEXT(fopen_fn, "setmntent"));
+}
+
+SHIM_EXPORT FILE *__setmntent(const char *path, const char *mode)
+{
+	return vsetmntent(path, mode, NEXT(fopen_fn, "__setmntent"));
+}
