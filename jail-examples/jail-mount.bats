@@ -6,7 +6,9 @@
 # forwards them to a broker (broker and jail under the legacy simulation),
 # and $S/native, the same jail without the shim, where the kernel itself
 # answers (in a scratch copy of the namespace, so that nothing it mounts
-# reaches the broker's table).  Their output must be identical.
+# reaches the broker's table).  Both have /proc mounted, as jails usually
+# do; in the shim jail the shim serves its mount table.  Their output must
+# be identical.
 
 load helpers
 
@@ -79,6 +81,9 @@ setup() {
 		mkdir "$S/$j/mnt" "$S/$j/mnt2"
 		echo file >"$S/$j/file"
 		cp "$BATS_FILE_TMPDIR/mount-calls" "$S/$j/mount-calls"
+		# util-linux reads /proc (the mount table, the filesystem
+		# types): both jails have it, before the broker starts
+		mount -t proc proc "$S/$j/proc"
 	done
 	SOCK=@libshare-jail-mount-$$-$BATS_TEST_NUMBER
 	broker_start "$SOCK"
