@@ -161,3 +161,33 @@ line_of() {
 		"$MTREAD" fopen /proc/self/mountinfo
 	[ "$output" = "$(cat /proc/self/mountinfo)" ]
 }
+
+@test "jail: df lists the jail's own mounts from the virtual table" {
+	run jail df -P /floppy
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$(tail -n 1 <<<"$output")" == DISK*" /floppy" ]]
+	run jail df -a -P
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^DISK .* /floppy$' <<<"$output"
+	# nothing outside the jail
+	! grep -qF "$S" <<<"$output"
+}
+
+@test "names with a tab, a newline and a backslash are escaped as the kernel escapes them" {
+	local t=$'tab\tname' n=$'new\nline' b='back\slash'
+	mkdir -p "$J/$t" "$J/$n" "$J/$b"
+	jail mount -t tmpfs T1 "/$t"
+	jail mount -t tmpfs T2 "/$n"
+	jail mount -t tmpfs T3 "/$b"
+	run jail cat /proc/self/mountinfo
+	echo "$output"
+	[[ "$output" == *' /tab\011name '* ]]
+	[[ "$output" == *' /new\012line '* ]]
+	[[ "$output" == *' /back\134slash '* ]]
+	# the same escapes as the kernel's own table for the real mounts
+	grep -qF "$J/tab\\011name " /proc/self/mountinfo
+	grep -qF "$J/new\\012line " /proc/self/mountinfo
+	grep -qF "$J/back\\134slash " /proc/self/mountinfo
+}
