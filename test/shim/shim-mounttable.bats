@@ -191,3 +191,18 @@ line_of() {
 	grep -qF "$J/new\\012line " /proc/self/mountinfo
 	grep -qF "$J/back\\134slash " /proc/self/mountinfo
 }
+
+@test "jail with /proc mounted: its mount table is still the broker's view of the jail" {
+	mkdir -p "$J/proc"
+	mount -t proc proc "$J/proc"          # natively, behind the broker
+	run jail cat /proc/self/mountinfo
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$(line_of /floppy DISK <<<"$output")" == *" master:"* ]]
+	[ -n "$(awk '$5 == "/proc"' <<<"$output")" ]
+	[[ "$output" != *"$S"* ]]
+	run jail findmnt -n -o TARGET,PROPAGATION /floppy
+	[[ "$output" == *"/floppy private,slave"* ]]
+	# while the kernel's own table has no propagation fields at all
+	! grep -q "master:" "$J/proc/self/mountinfo"
+}
