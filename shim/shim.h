@@ -44,37 +44,6 @@ static inline long shim_raw(long nr, long a, long b, long c, long d, long e,
 }
 #else
 long shim_raw(long nr, long a, long b, long c, long d, long e, long f);
-/* mtname.c: the names of the virtual mount table.  The basename test is
- * the fast path of every open: inline, one compare for most names. */
-enum { VT_NONE, VT_MOUNTINFO, VT_MOUNTS, VT_MTAB };
-/* Which table a basename could stand for: the fast path. */
-static inline int shim_leaf_kind(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	if (b[0] != 'm')
-		return VT_NONE;
-	if (strcmp(b, "mountinfo") == 0)
-		return VT_MOUNTINFO;
-	if (strcmp(b, "mounts") == 0)
-		return VT_MOUNTS;
-	if (strcmp(b, "mtab") == 0)
-		return VT_MTAB;
-	return VT_NONE;
-}
-
-int shim_full_kind(int dirfd, const char *path, int kind, int *proc);
-
-/* VT_MOUNTINFO or VT_MOUNTS when (dirfd, path) names a virtual table,
- * VT_NONE otherwise; *proc: a name under /proc (read-only there). */
-static inline int shim_virtual_kind(int dirfd, const char *path, int *proc)
-{
-	int kind;
-	if (!path || (kind = shim_leaf_kind(path)) == VT_NONE)
-		return VT_NONE;
-	return shim_full_kind(dirfd, path, kind, proc);
-}
-
 #endif
 
 /* The libc convention on top of a raw result: -1 and errno on failure,
