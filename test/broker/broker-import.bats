@@ -22,24 +22,6 @@ load ../lib/broker
 setup() { broker_setup; }
 teardown() { broker_teardown; }
 
-# Stops the test's broker and starts another with ARGS (broker_start's
-# settings), which imports the table as it is now.
-restart_broker() {
-	if broker_alive; then
-		"$SHARECTL" stop >/dev/null
-		wait_gone "$BROKER_PID" 5
-	fi
-	legacy "$SHAREBROKERD" --socket "$LIBSHARE_SOCKET" --state-dir "$STATE" \
-		--debug "$@" || return 1
-	BROKER_PID=$("$SHARECTL" status | sed -n 's/^sharebrokerd \([0-9]*\):.*/\1/p')
-	[ -n "$BROKER_PID" ]
-}
-
-stop_broker() {
-	"$SHARECTL" stop >/dev/null
-	wait_gone "$BROKER_PID" 5
-}
-
 # RFC Example 1's setup: the host's $S/floppy shared, the jail's /floppy
 # bound from it and made a slave.
 floppy_setup() {
@@ -110,7 +92,7 @@ mount_with_id() {
 }
 
 @test "imported from /proc/mounts, the broker counts the kernel's mounts" {
-	restart_broker --mount-table /proc/mounts
+	broker_restart --mount-table /proc/mounts
 	run "$SHARECTL" status
 	[ "$status" -eq 0 ]
 	[ "$output" = "sharebrokerd $BROKER_PID: $(wc -l </proc/mounts) mounts, 0 jails" ]
@@ -118,7 +100,7 @@ mount_with_id() {
 }
 
 @test "imported from /proc/mounts, RFC Example 1 goes as in the kernel" {
-	restart_broker --mount-table /proc/mounts
+	broker_restart --mount-table /proc/mounts
 	local kernel
 	kernel=$(native bash -c "
 		$(declare -f table floppy_setup example1)
@@ -139,7 +121,7 @@ mount_with_id() {
 	mkdir -p "$S/st"
 	mount -t tmpfs LOW "$S/st"
 	mount -t tmpfs HIGH "$S/st"
-	restart_broker --mount-table /proc/mounts
+	broker_restart --mount-table /proc/mounts
 	assert_count_agrees
 	# a mount on the stack goes on its top, as in the kernel
 	same_as_kernel host mount -t tmpfs TOP "$S/st"
@@ -149,11 +131,11 @@ mount_with_id() {
 @test "a state file with a wrong first line is ignored: nothing of it applies" {
 	floppy_setup
 	[ "$(call_result)" = 0 ]
-	stop_broker
+	broker_stop
 	[[ $(head -n 1 "$STATE/state") == "libshare-state "[0-9]* ]]
 	[ "$(wc -l <"$STATE/state")" -ge 3 ]
 	sed -i '1s/.*/libshare-state 999/' "$STATE/state"
-	restart_broker
+	broker_restart
 	assert_broker_serves
 	# no propagation left: the kernel's answer with everything private
 	same_as_kernel host mount -t tmpfs DISK "$S/floppy"
@@ -175,8 +157,8 @@ mount_with_id() {
 		echo "${sb% *} 999:999 7 0 0 /"
 		echo "${sb% *} ${sb#* } 7 999999 0 /nowhere"
 	} >"$STATE/state"
-	stop_broker
-	restart_broker
+	broker_stop
+	broker_restart
 	assert_broker_serves
 	assert_count_agrees
 	mkdir "$S/m"
@@ -188,12 +170,12 @@ mount_with_id() {
 	mkdir -p "$S/self" "$J/self"
 	host mount --bind "$S/self" "$S/self"
 	[ "$(call_result)" = 0 ]
-	stop_broker
+	broker_stop
 	local m
 	m=$(id_dev_of "$S/self")
 	printf 'libshare-state 1\n%s %s 0 %s 0 /self\n' "${m% *}" "${m#* }" \
 		"${m% *}" >"$STATE/state"
-	restart_broker
+	broker_restart
 	assert_broker_serves
 	background host mount -t tmpfs SELF "$S/self"
 	wait_gone "$BG" 20
@@ -208,7 +190,7 @@ mount_with_id() {
 	local old_s old_j
 	old_s=$(id_dev_of "$S/floppy")
 	old_j=$(id_dev_of "$J/floppy")
-	stop_broker
+	broker_stop
 	# behind the broker's back: both go, the jail's /floppy gets a tmpfs
 	soak_ids_below "${old_s% *}"
 	umount "$J/floppy"
@@ -216,7 +198,7 @@ mount_with_id() {
 	mount_with_id "${old_s% *}" "$J/floppy" -t tmpfs OTHER ||
 		skip "another process took mount id ${old_s% *}"
 	umount -R "$S/soak"
-	restart_broker
+	broker_restart
 	# a mount on the host's /floppy reaches nothing: the kernel's answer
 	host mount --bind "$S/floppy" "$S/floppy"
 	same_as_kernel host mount -t tmpfs DISK "$S/floppy"
@@ -231,7 +213,7 @@ mount_with_id() {
 	mkdir "$S/x"
 	local old_s new_j
 	old_s=$(id_dev_of "$S/floppy")
-	stop_broker
+	broker_stop
 	# behind the broker's back: both go, and the same directory is bound
 	# into the jail: the new mount takes the host's old id back (the
 	# smallest free), same superblock, same root, another place
@@ -243,7 +225,7 @@ mount_with_id() {
 	umount -R "$S/soak"
 	new_j=$(id_dev_of "$J/floppy")
 	[ "$new_j" = "$old_s" ]
-	restart_broker
+	broker_restart
 	# all private now (the kernel's table): a bind of the jail's /floppy
 	# is private too, and a mount on it stays there
 	host mount --bind "$J/floppy" "$S/x"

@@ -23,20 +23,9 @@
 
 load ../lib/broker
 
-# Stops the test's broker and starts another with ARGS (broker_start's
-# settings), which imports the table as it is now.
-restart_broker() {
-	"$SHARECTL" stop >/dev/null
-	wait_gone "$BROKER_PID" 5
-	legacy "$SHAREBROKERD" --socket "$LIBSHARE_SOCKET" --state-dir "$STATE" \
-		--debug "$@" || return 1
-	BROKER_PID=$("$SHARECTL" status | sed -n 's/^sharebrokerd \([0-9]*\):.*/\1/p')
-	[ -n "$BROKER_PID" ]
-}
-
 # Restarts the broker with room for $1 more mounts than the table has.
 with_room() {
-	restart_broker --max-mounts $(($(wc -l </proc/self/mountinfo) + $1))
+	broker_restart --max-mounts $(($(wc -l </proc/self/mountinfo) + $1))
 }
 
 setup() {

@@ -28,17 +28,6 @@
 
 load ../lib/broker
 
-# Stops the test's broker and starts another with ARGS (broker_start's
-# settings), which imports the table as it is now.
-restart_broker() {
-	"$SHARECTL" stop >/dev/null
-	wait_gone "$BROKER_PID" 5
-	legacy "$SHAREBROKERD" --socket "$LIBSHARE_SOCKET" --state-dir "$STATE" \
-		--debug "$@" || return 1
-	BROKER_PID=$("$SHARECTL" status | sed -n 's/^sharebrokerd \([0-9]*\):.*/\1/p')
-	[ -n "$BROKER_PID" ]
-}
-
 setup() {
 	broker_setup
 	# the jail's root is a mount, there before the broker starts
@@ -47,7 +36,7 @@ setup() {
 	echo "old root" >"$J/marker"
 	echo "in sub" >"$J/sub/here"
 	: >"$J/file"
-	restart_broker
+	broker_restart
 	host mount -t tmpfs NEW "$J/new"
 	[ "$(call_result)" = 0 ]
 	mkdir -p "$J/new/old" "$J/new/d"

@@ -94,11 +94,27 @@ broker_setup() {
 }
 
 # Starts the test's broker under legacy-sim; it returns once it answers.
+# Extra ARGS go to sharebrokerd (--max-mounts N, --mount-table FILE).
 broker_start() {
 	legacy "$SHAREBROKERD" --socket "$LIBSHARE_SOCKET" --state-dir "$STATE" \
-		--debug || return 1
+		--debug "$@" || return 1
 	BROKER_PID=$("$SHARECTL" status | sed -n 's/^sharebrokerd \([0-9]*\):.*/\1/p')
 	[ -n "$BROKER_PID" ]
+}
+
+# Stops the test's broker (sharectl stop) and waits until it is gone.
+broker_stop() {
+	"$SHARECTL" stop >/dev/null
+	wait_gone "$BROKER_PID" 5
+}
+
+# Stops the test's broker, if it runs, and starts another with ARGS, which
+# imports the table as it is now (and the state its predecessor left).
+broker_restart() {
+	if broker_alive; then
+		broker_stop
+	fi
+	broker_start "$@"
 }
 
 broker_alive() {
