@@ -13,21 +13,9 @@ load "${BASH_SOURCE[0]%/*}/../test/lib/legacy"
 EXAMPLES=$(cd "${BASH_SOURCE[0]%/*}" && pwd -P)
 MKJAIL=$EXAMPLES/mkjail.sh
 
-built() {
-	local dir dirs=("$PWD" "$EXAMPLES/..")
-	[ -n "${LIBSHARE_BUILDDIR:-}" ] && dirs=("$LIBSHARE_BUILDDIR")
-	for dir in "${dirs[@]}"; do
-		if [ -e "$dir/$1" ]; then
-			(cd "$dir/${1%/*}" && printf '%s/%s\n' "$(pwd -P)" "${1##*/}")
-			return
-		fi
-	done
-	printf '%s/%s\n' "${LIBSHARE_BUILDDIR:-$EXAMPLES/..}" "$1"
-}
-
-SHAREBROKERD=${SHAREBROKERD:-$(built daemon/sharebrokerd)}
-SHARECTL=${SHARECTL:-$(built daemon/sharectl)}
-LIBSHARE_SO=${LIBSHARE_SO:-$(built shim/libshare.so)}
+SHAREBROKERD=${SHAREBROKERD:-$(libshare_find daemon/sharebrokerd)}
+SHARECTL=${SHARECTL:-$(libshare_find daemon/sharectl)}
+LIBSHARE_SO=${LIBSHARE_SO:-$(libshare_find shim/libshare.so)}
 export SHAREBROKERD SHARECTL LIBSHARE_SO
 
 # For setup: root, and everything built (a missing binary is a broken build

@@ -44,26 +44,12 @@
 
 load "${BASH_SOURCE[0]%/*}/legacy"
 
-broker_find() {
-	local top dir dirs
-	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
-	dirs=("$top" "$PWD")
-	[ -n "${LIBSHARE_BUILDDIR:-}" ] && dirs=("$LIBSHARE_BUILDDIR")
-	for dir in "${dirs[@]}"; do
-		if [ -e "$dir/$1" ]; then
-			(cd "$dir/${1%/*}" && printf '%s/%s\n' "$(pwd -P)" "${1##*/}")
-			return
-		fi
-	done
-	printf '%s/%s\n' "${LIBSHARE_BUILDDIR:-$top}" "$1"
-}
-
-SHAREBROKERD=$(broker_find daemon/sharebrokerd)
-SHARECTL=$(broker_find daemon/sharectl)
-SHIM=$(broker_find shim/libshare.so)
-SPY=$(broker_find test/diff/spy.so)
-RAWCLIENT=$(broker_find test/broker/rawclient)
-CALLER=$(broker_find test/broker/caller)
+SHAREBROKERD=$(libshare_find daemon/sharebrokerd)
+SHARECTL=$(libshare_find daemon/sharectl)
+SHIM=$(libshare_find shim/libshare.so)
+SPY=$(libshare_find test/diff/spy.so)
+RAWCLIENT=$(libshare_find test/broker/rawclient)
+CALLER=$(libshare_find test/broker/caller)
 
 BG_PIDS=()
 

@@ -10,22 +10,24 @@
 # build), else the current directory (make check runs tests from the top
 # build directory, which is how distcheck's VPATH build finds it).
 
-legacy_find_sim() {
+# libshare_find PATH: the absolute path of the built PATH (relative to the
+# top build directory), found as said above; for the other helpers too.
+libshare_find() {
 	local top dir dirs
 	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 	dirs=("$top" "$PWD")
 	[ -n "${LIBSHARE_BUILDDIR:-}" ] && dirs=("$LIBSHARE_BUILDDIR")
 	for dir in "${dirs[@]}"; do
-		if [ -x "$dir/test/legacy/legacy-sim" ]; then
-			(cd "$dir/test/legacy" && printf '%s/legacy-sim\n' "$(pwd -P)")
+		if [ -e "$dir/$1" ]; then
+			(cd "$dir/${1%/*}" && printf '%s/%s\n' "$(pwd -P)" "${1##*/}")
 			return
 		fi
 	done
 	# Not built: name where it was expected, so that the failure says so.
-	printf '%s/test/legacy/legacy-sim\n' "${LIBSHARE_BUILDDIR:-$top}"
+	printf '%s/%s\n' "${LIBSHARE_BUILDDIR:-$top}" "$1"
 }
 
-LEGACY_SIM=$(legacy_find_sim)
+LEGACY_SIM=$(libshare_find test/legacy/legacy-sim)
 
 # A missing binary is a broken build and fails; a kernel without seccomp
 # cannot host the simulation and skips.

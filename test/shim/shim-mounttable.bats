@@ -8,7 +8,7 @@
 
 load ../lib/broker
 
-MTREAD=$(broker_find test/shim/mtread)
+MTREAD=$(libshare_find test/shim/mtread)
 
 setup() {
 	broker_setup
