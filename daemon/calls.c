@@ -142,8 +142,10 @@ int call_mount(struct broker *b, const char *source, const char *target,
 	if (!target)
 		return -EFAULT;
 	int err = mount_once(b, source, target, type, data, ms);
-	for (int i = 0; i < RETRIES && err == -EIO && refresh_paths(b) >= 0; i++)
+	for (int i = 0; i < RETRIES && err == -EIO; i++) {
+		refresh_paths(b);
 		err = mount_once(b, source, target, type, data, ms);
+	}
 	return err;
 }
 
@@ -176,8 +178,10 @@ int call_umount(struct broker *b, const char *target, int flags)
 	if (!target)
 		return -EFAULT;
 	err = umount_once(b, target, flags);
-	for (int i = 0; i < RETRIES && err == -EIO && refresh_paths(b) >= 0; i++)
+	for (int i = 0; i < RETRIES && err == -EIO; i++) {
+		refresh_paths(b);
 		err = umount_once(b, target, flags);
+	}
 	return err;
 }
 

@@ -332,10 +332,12 @@ static void roll_back(struct broker *b, size_t n, char **was)
 static char *where(struct broker *b, const struct step *s)
 {
 	char at[64], path[4200];
+	if (s->kind != STEP_MOVE && s->kind != STEP_PARK)
+		return NULL;           /* only moves are undone by moving back */
 	struct mount *m = mount_by_id(&b->g, s->mnt);
 	struct handle *h = m ? handle_of(b, m) : NULL;
 	ssize_t n = h ? readlink(FDPATH(at, h->fd), path, sizeof path - 1) : -1;
-	if (n < 0 || (s->kind != STEP_MOVE && s->kind != STEP_PARK))
+	if (n < 0)
 		return NULL;
 	path[n] = '\0';
 	return strdup(path);
