@@ -66,7 +66,7 @@ struct broker {
 	struct devref *devs;
 	struct jail *jails;
 	const char *state_dir;
-	char *stage, *stage_file, *park; /* the executor's own places */
+	char *stage, *park;    /* the executor's own places */
 	int listen_fd;
 	int watch;             /* /proc/self/mountinfo, polled for changes */
 	bool stop;
@@ -95,14 +95,13 @@ struct fs *fs_of_dev(const struct broker *b, dev_t dev);
 
 /* import.c */
 int import_table(struct broker *b, const char *mountinfo);
-void fs_learn(struct fs *fs, dev_t dev, const char *sbopts);
+char *unescape(char *s);
 int fs_learn_kid(struct fs *fs, int kid);
 int refresh_paths(struct broker *b);
 int sync_table(struct broker *b);
 bool table_changed(struct broker *b);
 
 /* peer.c */
-int peer_read(struct peer *p, pid_t pid, pid_t tid, uid_t uid, gid_t gid);
 int peer_identify(struct peer *p, int sock, pid_t pid, pid_t tid, uid_t uid,
 		  gid_t gid);
 void peer_close(struct peer *p);

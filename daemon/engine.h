@@ -206,6 +206,7 @@ int op_pivot_root(struct graph *g, const struct caller *c, struct loc new,
 		  struct loc old);
 
 /* mountinfo.c */
+void put_escaped(FILE *out, const char *s);
 void render_mountinfo(const struct graph *g, struct ns *ns, struct loc root,
 		      FILE *out);
 void render_mounts(const struct graph *g, struct ns *ns, struct loc root,

@@ -13,7 +13,7 @@
 #include "broker.h"
 
 /* mountinfo's octal escapes (\040 and friends), in place. */
-static char *unescape(char *s)
+char *unescape(char *s)
 {
 	char *o = s;
 	for (char *i = s; *i; i++, o++)
@@ -184,7 +184,7 @@ static void free_lines(char **lines, size_t n);
 /* What the kernel says of a superblock: its device, its flags, and the
  * filesystem's own options (field 11 of mountinfo without the flags the
  * renderer writes itself). */
-void fs_learn(struct fs *fs, dev_t dev, const char *sbopts)
+static void fs_learn(struct fs *fs, dev_t dev, const char *sbopts)
 {
 	static const char *const flags[] = { "ro", "rw", "sync", "dirsync",
 					     "mand", "lazytime" };

@@ -6,7 +6,7 @@
 #include "journal.h"
 
 /* 1.5.2: exactly space, tab, newline and backslash, as \ooo. */
-static void put_escaped(FILE *out, const char *s)
+void put_escaped(FILE *out, const char *s)
 {
 	for (; *s; s++)
 		if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\\')

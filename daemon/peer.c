@@ -78,7 +78,8 @@ static int read_status(struct peer *p)
 /* tid: the calling thread, which may have a root and cwd of its own; any
  * thread of the process (which could chdir all of them anyway), else the
  * process's. */
-int peer_read(struct peer *p, pid_t pid, pid_t tid, uid_t uid, gid_t gid)
+static int peer_read(struct peer *p, pid_t pid, pid_t tid, uid_t uid,
+		     gid_t gid)
 {
 	char dir[64], path[96];
 	struct stat st;

@@ -7,6 +7,7 @@
  * A line per mount that propagates, peer groups in ring order:
  *     <kernel mount id> <major:minor> <group> <master's mount id or 0>
  *     <unbindable 0|1> <root, escaped> <path, escaped>
+ * (escaped as in mountinfo, so that a line splits on its spaces)
  * A line whose mount id now names another mount (not the same superblock,
  * root and place) is dropped: that mount went while the broker was away,
  * and the kernel gave its id to another.
@@ -25,16 +26,6 @@ static int kid_of(const struct broker *b, const struct mount *m)
 {
 	const struct handle *h = m ? handle_of(b, m) : NULL;
 	return h ? h->kid : 0;
-}
-
-/* The root with its spaces, newlines and backslashes escaped octally. */
-static void put_escaped(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		if (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\\')
-			fprintf(f, "\\%03o", (unsigned char)*s);
-		else
-			fputc(*s, f);
 }
 
 /* Where the kernel has the mount held by h now. */
@@ -112,29 +103,14 @@ struct saved {
 	struct mount *m;
 };
 
-static void unescape_root(char *s)
-{
-	char *o = s;
-	for (char *i = s; *i; i++, o++) {
-		unsigned c;
-		if (i[0] == '\\' && sscanf(i + 1, "%3o", &c) == 1) {
-			*o = (char)c;
-			i += 3;
-		} else {
-			*o = *i;
-		}
-	}
-	*o = '\0';
-}
-
 /* The mount a saved line names, if the kernel still has it. */
 static struct mount *still_there(struct broker *b, struct saved *s)
 {
 	struct mount *m = mount_of_kid(b, s->kid);
 	const struct handle *h = m ? handle_of(b, m) : NULL;
 	char now[4096];
-	unescape_root(s->root);
-	unescape_root(s->path);
+	unescape(s->root);
+	unescape(s->path);
 	if (!h || major(h->dev) != s->maj || minor(h->dev) != s->min ||
 	    strcmp(m->root, s->root) != 0 || !where(h, now, sizeof now) ||
 	    strcmp(now, s->path) != 0)
