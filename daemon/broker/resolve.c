@@ -1,6 +1,6 @@
 /* resolve.c: what a caller's paths name.
  *
- * Security: the caller's root and cwd come from the kernel (peer.c), never
+ * Security: the caller's root and cwd come from the kernel (identity.c), never
  * from the message.  Paths are walked one
  * component at a time from the caller's root or cwd with O_PATH|O_NOFOLLOW;
  * ".." stops at the caller's root, symlinks are expanded here (absolute

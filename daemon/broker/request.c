@@ -1,4 +1,4 @@
-/* calls.c: the system calls a caller forwards, each checked in the
+/* request.c: the system calls a caller forwards, each checked in the
  * kernel's order (target lookup, flags, privilege, then the operation's own
  * checks in the engine), planned, executed and committed as one request.
  *

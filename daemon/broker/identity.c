@@ -1,4 +1,4 @@
-/* peer.c: who the caller is, from the kernel alone.
+/* identity.c: who the caller is, from the kernel alone.
  *
  * SO_PEERCRED names the process that connected; /proc/<pid> gives its
  * credentials, capabilities, root and cwd.  A pid can be reused: a client

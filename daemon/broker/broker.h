@@ -101,7 +101,7 @@ int refresh_paths(struct broker *b);
 int sync_table(struct broker *b);
 bool table_changed(struct broker *b);
 
-/* peer.c */
+/* identity.c */
 int peer_identify(struct peer *p, int sock, pid_t pid, pid_t tid, uid_t uid,
 		  gid_t gid);
 void peer_close(struct peer *p);
@@ -112,7 +112,7 @@ int resolve(struct broker *b, const char *path, int how, struct named *out);
 void named_free(struct named *n);
 int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
 
-/* calls.c */
+/* request.c */
 int call_mount(struct broker *b, const char *source, const char *target,
 	       const char *type, const char *data, unsigned long ms);
 int call_umount(struct broker *b, const char *target, int flags);
