@@ -28,5 +28,9 @@ enum {
 	LS_MNT_FORCE = 1, LS_MNT_DETACH = 2, LS_MNT_EXPIRE = 4,
 	LS_UMOUNT_NOFOLLOW = 8,
 };
+/* Every flag umount2(2) knows; any other bit is EINVAL, before the path is
+ * read. */
+#define LS_UMOUNT_KNOWN \
+	(LS_MNT_FORCE | LS_MNT_DETACH | LS_MNT_EXPIRE | LS_UMOUNT_NOFOLLOW)
 
 #endif

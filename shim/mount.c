@@ -71,12 +71,10 @@ long shim_mount(const char *source, const char *target, const char *type,
 /* ksys_umount() rejects unknown flags before it looks at the path. */
 long shim_umount2(const char *target, int flags)
 {
-	const int known = LS_MNT_FORCE | LS_MNT_DETACH | LS_MNT_EXPIRE |
-			  LS_UMOUNT_NOFOLLOW;
 	struct shim_req q = { .op = LS_OP_UMOUNT, .arg = (unsigned int)flags,
 			      .field = { NULL, target } };
 	long err = measure(target, -ENAMETOOLONG, &q.len[1]);
-	if (err && (flags & ~known))
+	if (err && (flags & ~LS_UMOUNT_KNOWN))
 		err = -EINVAL;
 	if (!err)
 		err = forward(&q, SYS_umount2, (long)target, flags, 0, 0, 0);

@@ -9,8 +9,7 @@
 
 int op_umount_flags_ok(int flags)
 {
-	return flags & ~(LS_MNT_FORCE | LS_MNT_DETACH | LS_MNT_EXPIRE | LS_UMOUNT_NOFOLLOW)
-		? -EINVAL : 0;
+	return flags & ~LS_UMOUNT_KNOWN ? -EINVAL : 0;
 }
 
 /* The only child of c, if it covers c's root (an overmount). */
