@@ -5,7 +5,17 @@
  * can connect, hand the connection to a child and exit, and wait for a
  * privileged process to get its pid.  So the process read must be the one
  * that holds the connection's other end, before and after the reading
- * (peer_holds()): a pid cannot be reused twice in that time.
+ * (holds()): a pid cannot be reused twice in that time.
+ *
+ * Privilege is what the kernel recorded when the caller connected
+ * (SO_PEERCRED: its effective uid then), combined with what /proc says
+ * when the request is served; the lesser of the two counts.  /proc alone
+ * would be read too late: a user can connect, send a request, then exec a
+ * set-user-ID program that inherits the connection (su waiting for a
+ * password), and by the time the broker reads /proc/PID/status the same
+ * pid holds the socket with euid 0 and every capability.  So a caller that
+ * was not root at connect has no capability here, whatever it has become,
+ * and one that gave up root since connecting has what it has now.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -40,11 +50,14 @@ static bool same_userns(pid_t pid)
 	       mine.st_dev == theirs.st_dev;
 }
 
-/* Credentials as permission checks see them: fsuid, fsgid, groups, caps. */
+/* Credentials as permission checks see them now (fsuid, fsgid, groups,
+ * caps), bounded by those of the connect: p->uid and p->gid hold
+ * SO_PEERCRED's on entry. */
 static int read_status(struct peer *p)
 {
 	char path[64], line[1024];
 	unsigned long long caps = 0;
+	unsigned uid = (unsigned)-1, gid = (unsigned)-1;
 	snprintf(path, sizeof path, "/proc/%d/status", (int)p->pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
@@ -52,9 +65,9 @@ static int read_status(struct peer *p)
 	while (fgets(line, sizeof line, f)) {
 		unsigned r, e, s, fs;
 		if (sscanf(line, "Uid: %u %u %u %u", &r, &e, &s, &fs) == 4)
-			p->uid = fs;
+			uid = fs;
 		else if (sscanf(line, "Gid: %u %u %u %u", &r, &e, &s, &fs) == 4)
-			p->gid = fs;
+			gid = fs;
 		else if (sscanf(line, "CapEff: %llx", &caps) == 1)
 			continue;
 		else if (strncmp(line, "Groups:", 7) == 0) {
@@ -66,10 +79,19 @@ static int read_status(struct peer *p)
 		}
 	}
 	fclose(f);
+	/* Root at connect: what it is now (it may have dropped privilege
+	 * since).  Not root at connect: that, and no capability at all. */
+	bool was_root = p->uid == 0;
+	if (was_root) {
+		p->uid = uid;
+		p->gid = gid;
+	} else if (uid != p->uid) {
+		p->ngroups = 0;    /* /proc's groups are someone else's now */
+	}
 	/* Capabilities count only in the broker's user namespace: in one of
 	 * its own (unshare -U -r, open to every user) a process has them all
 	 * and no power over the host's mounts, which the kernel knows. */
-	bool home = same_userns(p->pid);
+	bool home = was_root && same_userns(p->pid);
 	p->cap_admin = home && cap(caps, 21);      /* CAP_SYS_ADMIN */
 	p->cap_search = home && (cap(caps, 1) || cap(caps, 2));
 	return 0;
