@@ -67,6 +67,7 @@ struct broker {
 	struct jail *jails;
 	const char *state_dir;
 	char *stage, *park;    /* the executor's own places */
+	char *newroot;         /* where new filesystems are made (newmount.c) */
 	int listen_fd;
 	int watch;             /* /proc/self/mountinfo, polled for changes */
 	bool stop;
@@ -111,6 +112,8 @@ enum { RES_FOLLOW = 0, RES_NOFOLLOW = 1 };
 int resolve(struct broker *b, const char *path, int how, struct named *out);
 void named_free(struct named *n);
 int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
+char *fd_path(int fd);
+bool fd_within(int fd, int root);
 
 /* request.c */
 int call_mount(struct broker *b, const char *source, const char *target,
@@ -118,6 +121,11 @@ int call_mount(struct broker *b, const char *source, const char *target,
 int call_umount(struct broker *b, const char *target, int flags);
 int call_pivot_root(struct broker *b, const char *new_root,
 		    const char *put_old, int *newroot, bool *cwd_too);
+
+/* newmount.c */
+int newmount_make(struct broker *b, const char *source, const char *type,
+		  unsigned long flags, const char *data);
+int newmount_reset(struct broker *b);
 
 /* exec.c */
 int stage_new(struct broker *b, const char *source, const char *type,

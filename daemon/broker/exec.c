@@ -145,48 +145,18 @@ static int move_to(struct broker *b, struct mount *m, unsigned parent,
 	return err;
 }
 
-/* The caller's new filesystem, mounted at the staging place and held in
- * b->staged until the plan's NEW step moves it into place. */
-/* The kernel reads the paths in a new mount's source and options (a
- * device, overlay's lowerdir) from the mounter's root: a child of the
- * broker takes the caller's root, then mounts on its cwd, the staging
- * place outside that root.  So a jail's options name the jail's files.
- * (A relative path in them starts at the jail's root, not its cwd.) */
-static int mount_as_caller(struct broker *b, const char *stage,
-			   const char *source, const char *type,
-			   unsigned long flags, const char *data)
-{
-	char root[64];
-	int at = open(stage, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int top = open(FDPATH(root, b->peer->root), O_RDONLY | O_DIRECTORY |
-		       O_CLOEXEC);
-	pid_t pid = at < 0 || top < 0 ? -1 : fork();
-	int status = 0, err = pid < 0 ? -errno : 0;
-	if (pid == 0)
-		_exit(fchdir(top) || chroot(".") || fchdir(at) ||
-		      mount(source, ".", type, flags, data) ? errno : 0);
-	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (pid > 0)
-		err = WIFEXITED(status) ? -WEXITSTATUS(status) : -EIO;
-	if (at >= 0)
-		close(at);
-	if (top >= 0)
-		close(top);
-	return err;
-}
-
+/* The caller's new filesystem (newmount.c), held in b->staged until the
+ * plan's NEW step moves it into place. */
 int stage_new(struct broker *b, const char *source, const char *type,
 	      unsigned long ms, const char *data)
 {
 	char stage[4200];
-	int err = place_path(b, b->stage, false, stage, sizeof stage, 0);
-	if (!err)
-		err = mount_as_caller(b, stage, source ? source : "none", type,
-				      ms & ~(unsigned long)(MS_REMOUNT | MS_BIND |
-				      MS_MOVE | MS_REC), data);
+	int err = newmount_make(b, source, type, ms & ~(unsigned long)
+				(MS_REMOUNT | MS_BIND | MS_MOVE | MS_REC),
+				data);
 	if (err)
 		return err;
+	snprintf(stage, sizeof stage, "%s/.t", b->newroot);
 	if ((b->staged = open(stage, O_PATH | O_CLOEXEC)) < 0) {
 		err = -errno;
 		umount2(stage, MNT_DETACH);

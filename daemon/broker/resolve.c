@@ -4,10 +4,12 @@
  * from the message.  Paths are walked one
  * component at a time from the caller's root or cwd with O_PATH|O_NOFOLLOW;
  * ".." stops at the caller's root, symlinks are expanded here (absolute
- * ones restart at the caller's root), and procfs magic links, which would
- * jump to wherever some descriptor points, are refused.  So no spelling of
- * a path, and no symlink swapped in meanwhile, reaches outside the jail:
- * the walk never asks the kernel to resolve more than one name.
+ * ones restart at the caller's root), and procfs magic links, which
+ * jump to wherever some descriptor points, are followed only where they
+ * land inside the caller's root.  So no spelling of a path, and no symlink
+ * swapped in meanwhile, reaches outside the jail: the walk never asks the
+ * kernel to resolve more than one name, bar a magic link whose end is
+ * checked.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -63,29 +65,50 @@ static void replace(int *cur, int fd)
 	*cur = fd;
 }
 
+/* Whether name, a symlink in directory dir, is one of procfs's magic
+ * links (fd/N, cwd, root, exe...): a jump to wherever the kernel has the
+ * object, with no text to expand.  self and thread-self, in procfs's root,
+ * are plain links (link_text()). */
+static bool magic(int dir)
+{
+	struct statfs sf;
+	struct stat st;
+	return fstatfs(dir, &sf) == 0 && sf.f_type == PROC_MAGIC &&
+	       fstat(dir, &st) == 0 && st.st_ino != 1;
+}
+
 /* A symlink's text, for the caller: procfs's self and thread-self name
- * the caller, not the broker; its other links (fd/N, cwd, root, exe) are
- * magic jumps outside path resolution, refused with ELOOP as
- * RESOLVE_NO_MAGICLINKS does. */
+ * the caller, not the broker. */
 static int link_text(const struct peer *p, int dir, int fd, const char *name,
 		     char *buf, size_t size)
 {
 	struct statfs sf;
-	struct stat st;
 	if (fstatfs(dir, &sf) == 0 && sf.f_type == PROC_MAGIC) {
 		if (strcmp(name, "self") == 0)
 			return snprintf(buf, size, "%d", (int)p->pid);
 		if (strcmp(name, "thread-self") == 0)
 			return snprintf(buf, size, "%d/task/%d", (int)p->pid,
 					(int)p->pid);
-		if (fstat(dir, &st) < 0 || st.st_ino != 1)
-			return -ELOOP;
 	}
 	ssize_t n = readlinkat(fd, "", buf, size - 1);
 	if (n < 0)
 		return -errno;
 	buf[n] = '\0';
 	return (int)n;
+}
+
+/* Whether the object fd is inside the directory root, as the kernel has
+ * both now. */
+bool fd_within(int fd, int root)
+{
+	char *path = fd_path(fd), *top = fd_path(root);
+	size_t t = top ? strlen(top) : 0;
+	bool in = path && top && !strstr(path, " (deleted)") &&
+		  (strcmp(top, "/") == 0 || (strncmp(path, top, t) == 0 &&
+		   (path[t] == '/' || path[t] == '\0')));
+	free(path);
+	free(top);
+	return in;
 }
 
 struct walk {
@@ -155,11 +178,38 @@ static int place_up(struct walk *w)
 	return 0;
 }
 
+/* Follows procfs's magic link name in w->cur, as the kernel follows it for
+ * the caller: where it stays inside the caller's root.  The kernel would
+ * also follow one that leads out (an fd opened before chroot, another
+ * process's root): that is the one escape from a chroot the broker does
+ * not lend, ELOOP as RESOLVE_NO_MAGICLINKS answers.  Another process's
+ * links are the caller's only with privilege (ptrace's rule, roughly). */
+static int follow_magic(struct walk *w, const char *name)
+{
+	char *end;
+	long pid = strtol(w->dir + (w->dir[0] == '/'), &end, 10);
+	if ((pid != w->p->pid || (*end && *end != '/')) && !w->p->cap_admin)
+		return -EACCES;
+	if (++w->links > MAXLINKS)
+		return -ELOOP;
+	int fd = openat(w->cur, name, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (!fd_within(fd, w->p->root)) {
+		close(fd);
+		return -ELOOP;
+	}
+	replace(&w->cur, fd);
+	return place_from_fd(w);
+}
+
 /* Follows the symlink fd (named name) met in the walk: its text goes in
  * front of what is left. */
 static int follow(struct walk *w, int fd, const char *name)
 {
 	char text[PATHMAX + 1], *rest;
+	if (magic(w->cur))
+		return follow_magic(w, name);
 	int n = link_text(w->p, w->cur, fd, name, text, sizeof text);
 	if (n < 0)
 		return n;
@@ -274,7 +324,7 @@ static int walk(struct broker *b, const char *path, int how,
 }
 
 /* The path the kernel gives a descriptor now, malloc'ed. */
-static char *fd_path(int fd)
+char *fd_path(int fd)
 {
 	char proc[64], path[PATHMAX + 16];
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);

@@ -76,11 +76,12 @@ static int make_dirs(struct broker *b)
 {
 	b->stage = sub(b->state_dir, "stage");
 	b->park = sub(b->state_dir, "park");
+	b->newroot = sub(b->state_dir, "newroot");
 	if ((mkdir(b->state_dir, 0700) < 0 && errno != EEXIST) ||
 	    (mkdir(b->stage, 0700) < 0 && errno != EEXIST) ||
 	    (mkdir(b->park, 0700) < 0 && errno != EEXIST))
 		return -errno;
-	return 0;
+	return newmount_reset(b);
 }
 
 /* Detaches; the parent exits 0 when the child writes "ok" on the pipe
