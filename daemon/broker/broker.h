@@ -17,7 +17,7 @@
 
 /* The executor's hold on one mount of the graph: an O_PATH descriptor on
  * its root.  Through /proc/self/fd/N it reaches the mount even when other
- * mounts cover it (design.md, hidden mounts). */
+ * mounts cover it (docs/design.md, hidden mounts). */
 struct handle {
 	uint64_t seq;          /* the engine mount's seq: key of by_seq */
 	int fd;

@@ -265,7 +265,7 @@ static int build(struct broker *b, struct entry *v, size_t n)
 
 /* Reads the kernel's table (mountinfo) into an empty graph.  A table in
  * which the kernel itself propagates is refused: kernel and broker must
- * never both propagate (design.md). */
+ * never both propagate (docs/design.md, a kernel that already propagates). */
 /* The lines of a file, malloc'ed; -errno when it cannot be read. */
 static int read_lines(const char *path, char ***out, size_t *count)
 {
