@@ -100,6 +100,8 @@ static inline int ls_field_ok(const char *f, uint32_t len)
 	return len <= LS_FIELD_MAX && !memchr(f, '\0', len);
 }
 
+/* q as a request in o; -EINVAL for one that ls_req_decode() would
+ * refuse.  The tid is the caller's to fill in. */
 static inline int ls_req_encode(struct ls_req_out *o,
 				const struct ls_req_view *q)
 {
@@ -170,19 +172,18 @@ struct ls_rep_view {
 };
 
 /* Control data with room for one descriptor more than a reply may carry,
- * so that a second one is seen (and closed) rather than left behind by the
- * kernel with MSG_CTRUNC. */
+ * so that a second one is seen, refused and closed by the caller; past the
+ * room the kernel drops the rest and says MSG_CTRUNC, refused as well. */
 #define LS_FD_ROOM 2
-union ls_cmsg {
-	char buf[CMSG_SPACE(LS_FD_ROOM * sizeof(int))];
-	struct cmsghdr align;
+struct ls_cmsg {
+	_Alignas(struct cmsghdr) char buf[CMSG_SPACE(LS_FD_ROOM * sizeof(int))];
 };
 
 /* A reply ready for sendmsg(fd, &mh, MSG_NOSIGNAL). */
 struct ls_rep_out {
 	struct ls_reply h;
 	struct iovec v[2];
-	union ls_cmsg c;
+	struct ls_cmsg c;
 	struct msghdr mh;
 };
 
@@ -194,6 +195,7 @@ static inline int ls_rep_ok(uint16_t op, int32_t error, uint32_t len)
 	       (op != LS_OP_NONE || error == EINVAL);
 }
 
+/* a as a reply in o; -EINVAL for one that ls_rep_decode() would refuse. */
 static inline int ls_rep_encode(struct ls_rep_out *o,
 				const struct ls_rep_view *a)
 {
@@ -225,7 +227,7 @@ static inline int ls_rep_encode(struct ls_rep_out *o,
 struct ls_rep_in {
 	struct ls_reply h;
 	struct iovec v[2];
-	union ls_cmsg c;
+	struct ls_cmsg c;
 	struct msghdr mh;
 	int fds[LS_FD_ROOM];   /* every descriptor that came, decoded */
 	int nfd;
