@@ -17,22 +17,30 @@
 #include <stdint.h>
 
 /* The socket address: "@name" is an abstract socket (reachable from every
- * chroot without per-jail setup, since it lives in no filesystem), anything
- * else a filesystem path.  LIBSHARE_SOCKET overrides the default for the
- * broker, the shim and sharectl alike. */
+ * chroot without per-jail setup, since it lives in no filesystem), "/path"
+ * a filesystem path; 2 to 107 bytes either way, nothing else (ls_address()
+ * in libshare_wire.h).  LIBSHARE_SOCKET overrides the default for the
+ * broker, the shim and sharectl alike; set but empty, it is the default. */
 #define LS_SOCKET_DEFAULT "@libshare"
 #define LS_SOCKET_ENV "LIBSHARE_SOCKET"
 
 #define LS_MAGIC 0x3148534cu       /* "LSH1" in memory on little-endian */
 #define LS_VERSION 1
 
-/* The largest request: header, three paths of PATH_MAX and one page of
- * mount data.  Anything longer is malformed. */
-#define LS_REQUEST_MAX (40 + 3 * 4096 + 4096)
-/* The largest reply, text included. */
+/* The longest field: a path of PATH_MAX, or the page of mount data. */
+#define LS_FIELD_MAX 4096
+/* The largest request: the header and four fields of LS_FIELD_MAX.
+ * Anything longer is malformed. */
+#define LS_REQUEST_MAX (40 + 4 * LS_FIELD_MAX)
+/* The largest reply, text included, and its text alone. */
 #define LS_REPLY_MAX 65536
+#define LS_TEXT_MAX (LS_REPLY_MAX - 16)
+/* The largest errno a reply carries, as the kernel's MAX_ERRNO. */
+#define LS_ERRNO_MAX 4095
 
 enum ls_op {
+	LS_OP_NONE = 0,        /* never a request: the op of the EINVAL reply
+				  to a request the broker could not read */
 	LS_OP_MOUNT = 1,       /* fields: source, target, fstype, data;
 				  arg: mount(2) flags */
 	LS_OP_UMOUNT = 2,      /* field 1: target; arg: umount2(2) flags */
@@ -82,7 +90,7 @@ struct ls_request {
 				      have its own); the broker takes it only
 				      from the process that connected: 0 for
 				      that process's own */
-	uint32_t reserved;         /* 0 */
+	uint32_t reserved;         /* 0, or the request is malformed */
 	/* then the present fields, back to back, without terminators; the
 	 * message length is exactly the header plus their sum */
 };
@@ -90,9 +98,12 @@ struct ls_request {
 struct ls_reply {
 	uint32_t magic;            /* LS_MAGIC */
 	uint16_t version;          /* LS_VERSION */
-	uint16_t op;               /* the request's op */
-	int32_t error;             /* 0, or the positive errno of the call */
-	uint32_t len;              /* bytes of text that follow */
+	uint16_t op;               /* the request's op; LS_OP_NONE with
+				      EINVAL when it could not be read */
+	int32_t error;             /* 0, or the positive errno of the call,
+				      at most LS_ERRNO_MAX */
+	uint32_t len;              /* bytes of text that follow, at most
+				      LS_TEXT_MAX */
 };
 
 /* The errno a forwarded call fails with when no broker answers (none

@@ -1,5 +1,6 @@
 /* conn.c: one round trip to the broker (libshare_proto.h): connect, check
- * that the peer is root, send one request, read one reply, close.
+ * that the peer is root, send one request, read one reply, close.  The
+ * bytes on the wire, and the address, are the codec's (libshare_wire.h).
  *
  * A connection per call, never a kept descriptor: nothing for closefrom()
  * or close_range() to take away, nothing shared across fork(), no number
@@ -9,13 +10,11 @@
  * and no cancellation point inside what the program sees as mount(2),
  * which is none either.
  */
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/un.h>
 #include "shim.h"
 
@@ -41,29 +40,6 @@ int shim_fallback_native(void)
 	return s && strcmp(s, "native") == 0;
 }
 
-/* The broker's address: "@name" is the abstract "\0name", anything else a
- * filesystem path.  Returns its length, or 0 when it does not fit. */
-static socklen_t address(struct sockaddr_un *sa)
-{
-	const char *name = env(LS_SOCKET_ENV);
-	size_t n;
-	if (!name || !*name)
-		name = LS_SOCKET_DEFAULT;
-	n = strnlen(name, sizeof sa->sun_path + 1);
-	sa->sun_family = AF_UNIX;
-	if (name[0] == '@') {
-		if (n > sizeof sa->sun_path)
-			return 0;
-		sa->sun_path[0] = '\0';
-		memmove(sa->sun_path + 1, name + 1, n - 1);
-		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
-	}
-	if (n >= sizeof sa->sun_path)
-		return 0;
-	memmove(sa->sun_path, name, n + 1);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
-}
-
 /* A connected socket, or -1 when there is no broker to trust.  The peer
  * must be root: anyone can bind an abstract name (or a path in a writable
  * directory) first, and a squatter would read our paths and answer
@@ -72,11 +48,10 @@ static int broker_connect(void)
 {
 	struct sockaddr_un sa;
 	struct ucred cred = { .uid = (uid_t)-1 };
-	socklen_t clen = sizeof cred;
-	socklen_t alen = address(&sa);
+	socklen_t clen = sizeof cred, alen;
 	long fd, r;
-	if (!alen)
-		return -1;
+	if (ls_address(ls_socket_name(env(LS_SOCKET_ENV)), &sa, &alen) < 0)
+		return -1;      /* an address no broker can have */
 	fd = shim_raw(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 		      0, 0, 0);
 	if (fd < 0)
@@ -93,87 +68,68 @@ static int broker_connect(void)
 	return -1;
 }
 
-/* The header and the present fields, gathered without copying: a
- * SOCK_SEQPACKET message goes whole or not at all. */
-static int send_request(int fd, const struct shim_req *q)
+/* The request, from the calling thread: 0, SHIM_NOBROKER when it could
+ * not be sent, -EINVAL for one the codec refuses (the broker would). */
+static int send_request(int fd, const struct ls_req_view *q)
 {
-	struct ls_request h = { LS_MAGIC, LS_VERSION, q->op, q->arg, { 0 },
-				(uint32_t)shim_raw(SYS_gettid, 0, 0, 0, 0, 0, 0),
-				0 };
-	struct iovec v[1 + LS_NFIELDS];
-	struct msghdr mh = { .msg_iov = v };
-	size_t total = sizeof h;
+	struct ls_req_view t = *q;
+	struct ls_req_out o;
 	long r;
-	v[mh.msg_iovlen++] = (struct iovec){ &h, sizeof h };
-	for (int i = 0; i < LS_NFIELDS; i++) {
-		h.len[i] = q->field[i] ? q->len[i] : LS_ABSENT;
-		if (!q->field[i] || !q->len[i])
-			continue;
-		v[mh.msg_iovlen++] = (struct iovec){ (void *)q->field[i],
-						     q->len[i] };
-		total += q->len[i];
-	}
+	t.tid = (uint32_t)shim_raw(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	if (ls_req_encode(&o, &t) < 0)
+		return -EINVAL;
 	do
-		r = shim_raw(SYS_sendmsg, fd, (long)&mh, MSG_NOSIGNAL, 0, 0, 0);
+		r = shim_raw(SYS_sendmsg, fd, (long)&o.mh, MSG_NOSIGNAL, 0, 0, 0);
 	while (r == -EINTR);
-	return r == (long)total ? 0 : -1;
+	return r == (long)o.size ? 0 : SHIM_NOBROKER;
 }
 
-/* The reply's errno, checked against what we asked: a reply that is not
- * one (short, foreign, the wrong op, a length that does not add up, an
- * errno out of range) fails the call with EIO rather than be believed.
- * Its text lands in a->text (cut to fit: MSG_TRUNC tells the real length),
- * a descriptor that rides along (pivot_root's new root) in a->fd, and is
- * closed when the caller wants none. */
+/* The reply's errno, checked by the codec against what we asked: a reply
+ * that is not one fails the call with EIO rather than be believed.  Its
+ * text lands in a->text (cut to fit), the one descriptor that may ride
+ * along (pivot_root's new root, a mount table) in a->fd; every other
+ * descriptor that came, and that one when the caller wants none, is
+ * closed here, never left open in the program. */
 static int recv_reply(int fd, uint16_t op, struct shim_ans *a)
 {
-	struct ls_reply r;
+	struct ls_rep_in in;
+	struct ls_rep_view rep;
 	char spare[1];
-	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr al; } c;
-	struct iovec v[2] = { { &r, sizeof r },
-			      { a ? a->text : spare, a ? sizeof a->text - 1 : 0 } };
-	struct msghdr mh = { .msg_iov = v, .msg_iovlen = 2,
-			     .msg_control = c.buf, .msg_controllen = sizeof c.buf };
 	long n;
-	int passed = -1;
+	int ret, keep;
+	ls_rep_expect(&in, a ? a->text : spare, a ? sizeof a->text - 1 : 0);
 	do
-		n = shim_raw(SYS_recvmsg, fd, (long)&mh,
-			     MSG_TRUNC | MSG_CMSG_CLOEXEC, 0, 0, 0);
+		n = shim_raw(SYS_recvmsg, fd, (long)&in.mh, LS_REP_RECV_FLAGS,
+			     0, 0, 0);
 	while (n == -EINTR);
-	for (struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm;
-	     cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&passed, CMSG_DATA(cm), sizeof passed);
+	/* n <= 0: it hung up without an answer, no broker after all */
+	ret = n > 0 ? ls_rep_decode(&in, (size_t)n, op, &rep) : SHIM_NOBROKER;
+	keep = ret == 0 && a ? rep.fd : -1;
+	for (int i = 0; i < in.nfd; i++)
+		if (in.fds[i] != keep)
+			shim_raw(SYS_close, in.fds[i], 0, 0, 0, 0, 0);
 	if (a) {
-		size_t t = n > (long)sizeof r ? (size_t)n - sizeof r : 0;
-		a->text[t < sizeof a->text ? t : sizeof a->text - 1] = '\0';
-		a->fd = passed;
-	} else if (passed >= 0) {
-		shim_raw(SYS_close, passed, 0, 0, 0, 0, 0);
+		a->text[ret == 0 ? rep.len : 0] = '\0';
+		a->fd = keep;
 	}
-	if (n <= 0)
-		return SHIM_NOBROKER;  /* hung up without an answer */
-	if ((size_t)n < sizeof r || r.magic != LS_MAGIC ||
-	    r.version != LS_VERSION || r.op != op ||
-	    (size_t)n - sizeof r != r.len || r.error < 0 || r.error >= 4096)
-		return -EIO;
-	return -r.error;
+	return ret == 0 ? -rep.error : ret;
 }
 
-int shim_call_ans(const struct shim_req *q, struct shim_ans *a)
+int shim_call_ans(const struct ls_req_view *q, struct shim_ans *a)
 {
 	int fd = broker_connect(), ret;
 	if (a)
 		a->fd = -1;
 	if (fd < 0)
 		return SHIM_NOBROKER;
-	ret = send_request(fd, q) ? SHIM_NOBROKER : recv_reply(fd, q->op, a);
+	ret = send_request(fd, q);
+	if (ret == 0)
+		ret = recv_reply(fd, q->op, a);
 	shim_raw(SYS_close, fd, 0, 0, 0, 0, 0);
 	return ret;
 }
 
-int shim_call(const struct shim_req *q)
+int shim_call(const struct ls_req_view *q)
 {
 	return shim_call_ans(q, NULL);
 }

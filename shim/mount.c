@@ -32,7 +32,7 @@ static long measure(const char *s, long toolong, uint32_t *len)
 /* Sends q.  Without a broker the call fails with LS_ENOBROKER, or, when
  * LIBSHARE_FALLBACK=native asks for it, is left to the kernel with the
  * caller's own arguments (nr, a..e).  Returns 0 or -errno. */
-static long forward(const struct shim_req *q, long nr, long a, long b,
+static long forward(const struct ls_req_view *q, long nr, long a, long b,
 		    long c, long d, long e)
 {
 	int r = shim_call(q);
@@ -51,8 +51,8 @@ static long forward(const struct shim_req *q, long nr, long a, long b,
 long shim_mount(const char *source, const char *target, const char *type,
 		unsigned long flags, const void *data)
 {
-	struct shim_req q = { .op = LS_OP_MOUNT, .arg = flags,
-			      .field = { source, target, type, data } };
+	struct ls_req_view q = { .op = LS_OP_MOUNT, .arg = flags,
+				 .field = { source, target, type, data } };
 	long err = 0;
 	if (type)
 		err = measure(type, -EINVAL, &q.len[2]);
@@ -71,8 +71,9 @@ long shim_mount(const char *source, const char *target, const char *type,
 /* ksys_umount() rejects unknown flags before it looks at the path. */
 long shim_umount2(const char *target, int flags)
 {
-	struct shim_req q = { .op = LS_OP_UMOUNT, .arg = (unsigned int)flags,
-			      .field = { NULL, target } };
+	struct ls_req_view q = { .op = LS_OP_UMOUNT,
+				 .arg = (unsigned int)flags,
+				 .field = { NULL, target } };
 	long err = measure(target, -ENAMETOOLONG, &q.len[1]);
 	if (err && (flags & ~LS_UMOUNT_KNOWN))
 		err = -EINVAL;
@@ -102,8 +103,8 @@ static long reroot(const struct shim_ans *a)
  * one travels as absent and the broker answers EPERM or EFAULT. */
 long shim_pivot_root(const char *new_root, const char *put_old)
 {
-	struct shim_req q = { .op = LS_OP_PIVOT_ROOT,
-			      .field = { new_root, put_old } };
+	struct ls_req_view q = { .op = LS_OP_PIVOT_ROOT,
+				 .field = { new_root, put_old } };
 	struct shim_ans a;
 	long err = 0;
 	if (new_root)
@@ -130,7 +131,7 @@ long shim_pivot_root(const char *new_root, const char *put_old)
  * is the kernel's. */
 long shim_chroot(const char *path)
 {
-	static const struct shim_req notice = { .op = LS_OP_CHROOT };
+	static const struct ls_req_view notice = { .op = LS_OP_CHROOT };
 	long r = shim_raw(SYS_chroot, (long)path, 0, 0, 0, 0, 0);
 	if (r == 0)
 		(void)shim_call(&notice);

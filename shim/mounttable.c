@@ -51,8 +51,8 @@ __asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
 static int table_fd(int kind, int cloexec)
 {
 	const char *what = kind == VT_MOUNTINFO ? "mountinfo" : "mounts";
-	struct shim_req q = { .op = LS_OP_MOUNTTABLE,
-			      .field = { NULL, what } };
+	struct ls_req_view q = { .op = LS_OP_MOUNTTABLE,
+				 .field = { NULL, what } };
 	struct shim_ans a;
 	int r;
 	q.len[1] = (uint32_t)strlen(what);

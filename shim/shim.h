@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "libshare_proto.h"
+#include "libshare_wire.h"
 
 /* The interposed names: everything else stays hidden (-fvisibility=hidden,
  * libshare.map). */
@@ -57,13 +58,8 @@ static inline long shim_ret(long r)
 	return r;
 }
 
-/* conn.c: one request to the broker, on a connection of its own. */
-struct shim_req {
-	uint16_t op;                     /* enum ls_op */
-	uint64_t arg;
-	const char *field[LS_NFIELDS];   /* NULL: absent */
-	uint32_t len[LS_NFIELDS];        /* bytes of each present field */
-};
+/* conn.c: one request to the broker (struct ls_req_view, whose tid
+ * conn.c fills in), on a connection of its own. */
 
 /* shim_call()'s answer when no broker, or none that is root, answered:
  * positive, so that it cannot be taken for 0 or a -errno. */
@@ -71,14 +67,14 @@ struct shim_req {
 
 /* The broker's answer (0 or -errno), -EIO for a malformed reply, or
  * SHIM_NOBROKER. */
-int shim_call(const struct shim_req *q);
+int shim_call(const struct ls_req_view *q);
 /* The same, keeping what comes with the answer: its text and a descriptor
  * (fd -1 when none came; the caller closes it). */
 struct shim_ans {
 	char text[16];
 	int fd;
 };
-int shim_call_ans(const struct shim_req *q, struct shim_ans *a);
+int shim_call_ans(const struct ls_req_view *q, struct shim_ans *a);
 /* Whether LIBSHARE_FALLBACK=native asks for the kernel's own call when no
  * broker answers. */
 int shim_fallback_native(void);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "broker.h"
 #include "libshare_proto.h"
+#include "libshare_wire.h"
 #include "sock.h"
 
 int server_listen(const char *addr)
@@ -67,24 +68,13 @@ static void remember_root(struct broker *b)
 	HASH_ADD_KEYPTR(hh, b->jails, j->path, strlen(j->path), j);
 }
 
-/* The fields of a request as strings (NULL when absent); -EINVAL when the
- * lengths do not add up to the message or a field holds a NUL. */
-static int fields(const char *msg, size_t n, char *f[LS_NFIELDS])
+/* The fields of a decoded request as strings (NULL when absent). */
+static int fields(const struct ls_req_view *q, char *f[LS_NFIELDS])
 {
-	const struct ls_request *r = (const void *)msg;
-	size_t off = sizeof *r;
-	for (int i = 0; i < LS_NFIELDS; i++) {
-		f[i] = NULL;
-		if (r->len[i] == LS_ABSENT)
-			continue;
-		if (r->len[i] > 4096 || r->len[i] > n - off ||
-		    memchr(msg + off, '\0', r->len[i]))
-			return -EINVAL;
-		if (!(f[i] = strndup(msg + off, r->len[i])))
+	for (int i = 0; i < LS_NFIELDS; i++)
+		if (q->field[i] && !(f[i] = strndup(q->field[i], q->len[i])))
 			return -ENOMEM;
-		off += r->len[i];
-	}
-	return off == n ? 0 : -EINVAL;
+	return 0;
 }
 
 static int jails_text(struct broker *b, char *out, size_t size)
@@ -161,21 +151,12 @@ static int dispatch(struct broker *b, const struct ls_request *r,
 static void reply(int fd, uint16_t op, int err, const char *text, int n,
 		  int pass)
 {
-	struct ls_reply r = { LS_MAGIC, LS_VERSION, op, err < 0 ? -err : err,
-			      (uint32_t)n };
-	struct iovec v[2] = { { &r, sizeof r }, { (void *)text, (size_t)n } };
-	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } c;
-	struct msghdr mh = { .msg_iov = v, .msg_iovlen = 2 };
-	if (pass >= 0) {
-		mh.msg_control = c.buf;
-		mh.msg_controllen = sizeof c.buf;
-		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &pass, sizeof pass);
-	}
-	while (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
+	struct ls_rep_view a = { op, err < 0 ? -err : err, text, (uint32_t)n,
+				 pass };
+	struct ls_rep_out o;
+	if (ls_rep_encode(&o, &a) < 0)
+		return;        /* no client would take it: it sees a hang-up */
+	while (sendmsg(fd, &o.mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
 		;
 }
 
@@ -185,15 +166,14 @@ static void serve(struct broker *b, int fd, const struct ucred *cred)
 {
 	static char msg[LS_REQUEST_MAX + 1], text[LS_REPLY_MAX];
 	struct peer peer;
+	struct ls_req_view q;
 	char *f[LS_NFIELDS] = { 0 };
 	int ntext = 0, err, pass = -1;
 	ssize_t n = recv(fd, msg, sizeof msg, MSG_TRUNC | MSG_DONTWAIT);
 	const struct ls_request *r = (const void *)msg;
 	if (n <= 0)
 		return;                /* gone before it asked */
-	if ((size_t)n < sizeof *r || (size_t)n > LS_REQUEST_MAX ||
-	    r->magic != LS_MAGIC || r->version != LS_VERSION ||
-	    (err = fields(msg, (size_t)n, f)) < 0) {
+	if (ls_req_decode(msg, (size_t)n, &q) < 0 || fields(&q, f) < 0) {
 		broker_log(b, "pid %d: malformed request (%zd bytes)",
 			   (int)cred->pid, n);
 		reply(fd, 0, EINVAL, NULL, 0, -1);

@@ -20,11 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "libshare_proto.h"
-#include "sock.h"
+#include "libshare_wire.h"
 
 static void usage(FILE *out, int code)
 {
@@ -35,61 +34,60 @@ static void usage(FILE *out, int code)
 	exit(code);
 }
 
-/* The descriptor a reply carried, or -1. */
-static int passed_fd(struct msghdr *mh)
+/* A connection to the broker at addr, or -errno: -EPERM when the peer is
+ * not root, a squatter rather than the broker. */
+static int broker_connect(const char *addr)
 {
-	int fd = -1;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
-	     cm = CMSG_NXTHDR(mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len == CMSG_LEN(sizeof fd))
-			memcpy(&fd, CMSG_DATA(cm), sizeof fd);
-	return fd;
+	struct sockaddr_un sa;
+	struct ucred cred;
+	socklen_t len, cl = sizeof cred;
+	int fd, err = ls_address(addr, &sa, &len);
+	if (err < 0)
+		return err;
+	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, len) < 0)
+		err = -errno;
+	else if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
+		 cred.uid != 0)
+		err = -EPERM;
+	if (err < 0)
+		close(fd);
+	return err < 0 ? err : fd;
 }
 
 /* One round trip, field 1 being arg when not NULL; the reply's text goes
  * to stdout, its descriptor to *pass (-1 when none).  Returns the reply's
- * errno, or a negative errno when no root broker answered. */
+ * errno, or a negative errno when no root broker answered or its answer
+ * was not one (-EIO). */
 static int ask(const char *addr, uint16_t op, const char *arg, int *pass)
 {
-	static char buf[sizeof(struct ls_reply) + LS_REPLY_MAX];
-	struct ls_request rq = { LS_MAGIC, LS_VERSION, op, 0,
-				 { LS_ABSENT, LS_ABSENT, LS_ABSENT, LS_ABSENT },
-				 0, 0 };
-	struct iovec out[2] = { { &rq, sizeof rq }, { (void *)arg, 0 } };
-	struct iovec in = { buf, sizeof buf };
-	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } c;
-	struct msghdr tx = { .msg_iov = out, .msg_iovlen = 2 };
-	struct msghdr rx = { .msg_iov = &in, .msg_iovlen = 1,
-			     .msg_control = c.buf,
-			     .msg_controllen = sizeof c.buf };
-	struct ucred cred;
-	socklen_t cl = sizeof cred;
-	*pass = -1;
-	if (arg)
-		out[1].iov_len = rq.len[1] = (uint32_t)strlen(arg);
-	int fd = sock_connect(addr);
-	if (fd < 0)
-		return fd;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
-	    cred.uid != 0) {           /* a squatter, not the broker */
-		close(fd);
-		return -EPERM;
-	}
+	static char text[LS_TEXT_MAX];
+	struct ls_req_view q = { .op = op, .field = { NULL, arg },
+				 .len = { 0, arg ? (uint32_t)strlen(arg) : 0 } };
+	struct ls_req_out o;
+	struct ls_rep_in in;
+	struct ls_rep_view rep;
 	ssize_t n = -1;
-	if (sendmsg(fd, &tx, MSG_NOSIGNAL) ==
-	    (ssize_t)(sizeof rq + out[1].iov_len))
-		n = recvmsg(fd, &rx, MSG_CMSG_CLOEXEC);
+	int fd, err = ls_req_encode(&o, &q);
+	*pass = -1;
+	if (err < 0)
+		return err;
+	if ((fd = broker_connect(addr)) < 0)
+		return fd;
+	ls_rep_expect(&in, text, sizeof text);
+	if (sendmsg(fd, &o.mh, MSG_NOSIGNAL) == (ssize_t)o.size)
+		n = recvmsg(fd, &in.mh, LS_REP_RECV_FLAGS);
 	close(fd);
-	if (n > 0)
-		*pass = passed_fd(&rx);
-	const struct ls_reply *r = (const void *)buf;
-	if (n < (ssize_t)sizeof *r || r->magic != LS_MAGIC ||
-	    r->len != (size_t)n - sizeof *r)
-		return -EPROTO;
-	fwrite(buf + sizeof *r, 1, r->len, stdout);
-	return r->error;
+	err = n > 0 ? ls_rep_decode(&in, (size_t)n, op, &rep) : -EIO;
+	for (int i = 0; i < in.nfd; i++)
+		if (err < 0 || in.fds[i] != rep.fd)
+			close(in.fds[i]);
+	if (err < 0)
+		return err;
+	*pass = rep.fd;
+	fwrite(rep.text, 1, rep.len, stdout);
+	return rep.error;
 }
 
 /* Copies the file from to the descriptor to; 0 or -errno. */
@@ -211,8 +209,7 @@ int main(int argc, char **argv)
 			output = optarg;
 		else
 			usage(c == 'h' ? stdout : stderr, c == 'h' ? 0 : 2);
-	if (!addr || !*addr)
-		addr = LS_SOCKET_DEFAULT;
+	addr = ls_socket_name(addr);
 	if (optind + 1 != argc)
 		usage(stderr, 2);
 	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
@@ -220,7 +217,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[optind], cmds[i].name) != 0)
 			continue;
 		if ((root && (op != LS_OP_TREE || !*root ||
-			      strlen(root) > 4096)) ||
+			      strlen(root) > LS_FIELD_MAX)) ||
 		    (output && (op != LS_OP_GRAPH || !format_of(output))))
 			usage(stderr, 2);
 		return run(addr, cmds[i].name, op, root, output);

@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include "libshare_proto.h"
+#include "libshare_wire.h"
 
 static double now_ns(void)
 {
@@ -81,56 +82,45 @@ static int mkjail(const char *dir, long n)
 }
 
 /* The caller's mountinfo from the broker: LS_OP_MOUNTTABLE, one
- * descriptor back (see libshare_proto.h), or -1. */
+ * descriptor back (see libshare_proto.h), or -1 with errno set. */
 static int broker_table(void)
 {
-	const char *name = getenv(LS_SOCKET_ENV);
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	static const char field[] = "mountinfo";
-	struct ls_request h = { LS_MAGIC, LS_VERSION, LS_OP_MOUNTTABLE, 0,
-				{ LS_ABSENT, sizeof field - 1, LS_ABSENT,
-				  LS_ABSENT }, 0, 0 };	/* field 1 */
-	struct iovec v[2] = { { &h, sizeof h },
-			      { (void *)field, sizeof field - 1 } };
-	struct msghdr mh = { .msg_iov = v, .msg_iovlen = 2 };
-	struct ls_reply r;
-	char text[256];
-	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr al; } c;
-	struct iovec rv[2] = { { &r, sizeof r }, { text, sizeof text } };
-	struct msghdr rh = { .msg_iov = rv, .msg_iovlen = 2,
-			     .msg_control = c.buf,
-			     .msg_controllen = sizeof c.buf };
+	const struct ls_req_view q = { .op = LS_OP_MOUNTTABLE,
+		.field = { NULL, field }, .len = { 0, sizeof field - 1 } };
+	struct ls_req_out o;
+	struct ls_rep_in in;
+	struct ls_rep_view r;
+	struct sockaddr_un sa;
 	socklen_t len;
-	int s, fd = -1;
+	char text[256];
+	ssize_t n = -1;
+	int s = -1, err;
 
-	if (!name)
-		name = LS_SOCKET_DEFAULT;
-	strncpy(sa.sun_path, name, sizeof sa.sun_path - 1);
-	len = offsetof(struct sockaddr_un, sun_path) + strlen(name);
-	if (name[0] == '@')
-		sa.sun_path[0] = '\0';  /* abstract */
-	else
-		len++;
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (s < 0 || connect(s, (struct sockaddr *)&sa, len) < 0 ||
-	    sendmsg(s, &mh, MSG_NOSIGNAL) < 0 ||
-	    recvmsg(s, &rh, MSG_CMSG_CLOEXEC) < (ssize_t)sizeof r) {
-		if (s >= 0)
-			close(s);
+	if ((err = ls_address(ls_socket_name(getenv(LS_SOCKET_ENV)), &sa,
+			      &len)) == 0 &&
+	    (err = ls_req_encode(&o, &q)) == 0 &&
+	    (s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) >= 0 &&
+	    connect(s, (struct sockaddr *)&sa, len) == 0 &&
+	    sendmsg(s, &o.mh, MSG_NOSIGNAL) == (ssize_t)o.size) {
+		ls_rep_expect(&in, text, sizeof text);
+		n = recvmsg(s, &in.mh, LS_REP_RECV_FLAGS);
+	}
+	if (s >= 0)
+		close(s);
+	if (n <= 0) {
+		errno = err ? -err : errno;
 		return -1;
 	}
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&rh); cm;
-	     cm = CMSG_NXTHDR(&rh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-			memcpy(&fd, CMSG_DATA(cm), sizeof fd);
-	close(s);
-	if (r.error) {
-		if (fd >= 0)
-			close(fd);
-		errno = r.error;
+	err = ls_rep_decode(&in, (size_t)n, LS_OP_MOUNTTABLE, &r);
+	for (int i = 0; i < in.nfd; i++)
+		if (err || r.error || in.fds[i] != r.fd)
+			close(in.fds[i]);
+	if (err || r.error || r.fd < 0) {
+		errno = err ? -err : r.error ? r.error : EIO;
 		return -1;
 	}
-	return fd;
+	return r.fd;
 }
 
 static int bench_read(long n, const char *jail, const char *how)

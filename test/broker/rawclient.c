@@ -25,8 +25,12 @@
  * answers it "error 0" (a squatter: the shim must not believe it, nor send
  * it anything).
  *
- * Output: "reply op=N error=NAME" then the reply's text, or "closed" when
- * the connection ends without a reply.  Exit status: 0 a reply, 1 no reply,
+ * Output: "reply op=N error=NAME" then the reply's text, "closed" when
+ * the connection ends without a reply, or "garbled reply" for one the
+ * codec refuses as the answer to the op sent (libshare_wire.h: op 0 and
+ * EINVAL answer any; --raw-hex expects that).  Messages are built by
+ * hand, to be malformed at will; the address and the reply are the
+ * codec's.  Exit status: 0 a reply, 1 no reply,
  * 2 usage, 3 no connection.
  */
 #include <errno.h>
@@ -39,7 +43,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "libshare_proto.h"
-#include "sock.h"
+#include "libshare_wire.h"
 
 #define MSG_MAX (1 << 17)
 
@@ -118,23 +122,25 @@ static void build(struct msg *m, char *text[LS_NFIELDS], size_t len[LS_NFIELDS])
 
 static int connect_to(const char *addr)
 {
-	int fd = sock_connect(addr);
-	if (fd < 0) {
-		printf("connect: %s\n", err_name(-fd));
-		exit(3);
-	}
-	return fd;
+	struct sockaddr_un sa;
+	socklen_t len;
+	int fd, err = ls_address(addr, &sa, &len);
+	if (err == 0 && (fd = socket(AF_UNIX, SOCK_SEQPACKET, 0)) >= 0 &&
+	    connect(fd, (struct sockaddr *)&sa, len) == 0)
+		return fd;
+	printf("connect: %s\n", err_name(err ? -err : errno));
+	exit(3);
 }
 
 /* A squatter: answers everything with success, as root never would. */
 static int listen_fake(const char *addr, long count)
 {
 	struct sockaddr_un sa;
-	socklen_t sl = sock_address(addr, &sa);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	if (!sl || fd < 0 || bind(fd, (struct sockaddr *)&sa, sl) < 0 ||
-	    listen(fd, 16) < 0) {
-		printf("listen: %s\n", err_name(errno));
+	socklen_t sl;
+	int fd, err = ls_address(addr, &sa, &sl);
+	if (err < 0 || (fd = socket(AF_UNIX, SOCK_SEQPACKET, 0)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, sl) < 0 || listen(fd, 16) < 0) {
+		printf("listen: %s\n", err_name(err < 0 ? -err : errno));
 		return 3;
 	}
 	printf("listening\n");
@@ -159,28 +165,35 @@ static int listen_fake(const char *addr, long count)
 	return 0;
 }
 
-static int exchange(int fd, const char *out, size_t n, bool wait)
+/* Sends n bytes of out, and prints the reply to a request of op. */
+static int exchange(int fd, const char *out, size_t n, uint16_t op,
+		    bool wait)
 {
-	static char buf[sizeof(struct ls_reply) + LS_REPLY_MAX];
+	static char text[LS_TEXT_MAX];
+	struct ls_rep_in in;
+	struct ls_rep_view r;
+	ssize_t got;
+	int bad;
 	if (send(fd, out, n, MSG_NOSIGNAL) != (ssize_t)n) {
 		printf("send: %s\n", err_name(errno));
 		return 1;
 	}
 	if (!wait)
 		return 0;
-	ssize_t got = recv(fd, buf, sizeof buf, 0);
-	const struct ls_reply *r = (const void *)buf;
-	if (got <= 0) {
+	ls_rep_expect(&in, text, sizeof text);
+	if ((got = recvmsg(fd, &in.mh, LS_REP_RECV_FLAGS)) <= 0) {
 		printf("closed\n");
 		return 1;
 	}
-	if (got < (ssize_t)sizeof *r || r->magic != LS_MAGIC ||
-	    r->len != (size_t)got - sizeof *r) {
+	bad = ls_rep_decode(&in, (size_t)got, op, &r);
+	for (int i = 0; i < in.nfd; i++)
+		close(in.fds[i]);
+	if (bad) {
 		printf("garbled reply (%zd bytes)\n", got);
 		return 1;
 	}
-	printf("reply op=%u error=%s\n", r->op, err_name(r->error));
-	fwrite(buf + sizeof *r, 1, r->len, stdout);
+	printf("reply op=%u error=%s\n", r.op, err_name(r.error));
+	fwrite(r.text, 1, r.len, stdout);
 	return 0;
 }
 
@@ -218,7 +231,7 @@ int main(int argc, char **argv)
 	int c, i;
 
 	m.h = (struct ls_request){ LS_MAGIC, LS_VERSION, LS_OP_STATUS, 0,
-		{ LS_ABSENT, LS_ABSENT, LS_ABSENT, LS_ABSENT } };
+		{ LS_ABSENT, LS_ABSENT, LS_ABSENT, LS_ABSENT }, 0, 0 };
 	for (i = 0; i < LS_NFIELDS; i++)
 		m.declared[i] = -1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
@@ -257,13 +270,12 @@ int main(int argc, char **argv)
 		}
 	if (optind != argc)
 		usage();
-	if (!addr || !*addr)
-		addr = LS_SOCKET_DEFAULT;
+	addr = ls_socket_name(addr);
 	if (fake)
 		return listen_fake(addr, count);
 
 	if (silent >= 0) {     /* connected, and nothing more */
-		for (long i = 0; i < conns; i++)
+		for (long k = 0; k < conns; k++)
 			connect_to(addr);
 		printf("%ld connections\n", conns);
 		fflush(stdout);
@@ -302,7 +314,7 @@ int main(int argc, char **argv)
 	}
 	if (cut >= 0 && (size_t)cut < n)
 		n = (size_t)cut;
-	int rc = exchange(fd, out, n, wait);
+	int rc = exchange(fd, out, n, have_raw ? LS_OP_NONE : m.h.op, wait);
 	close(fd);
 	if (linger > 0)
 		sleep((unsigned)linger);

@@ -10,47 +10,36 @@
  * the broker looks at /proc: a broker that believed /proc then would mount
  * for an unprivileged user.  Exit status (only when the exec fails): 3.
  */
-#include <errno.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 #include "libshare_proto.h"
+#include "libshare_wire.h"
 
 enum { LS_MS_BIND = 4096 };
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	static char msg[LS_REQUEST_MAX];
-	struct ls_request r = { .magic = LS_MAGIC, .version = LS_VERSION,
-				.op = LS_OP_MOUNT, .arg = LS_MS_BIND,
-				.len = { 0, 0, LS_ABSENT, LS_ABSENT } };
+	struct sockaddr_un sa;
+	socklen_t salen;
+	struct ls_req_out out;
+	struct ls_req_view q = { .op = LS_OP_MOUNT, .arg = LS_MS_BIND };
 	if (argc < 5) {
 		fprintf(stderr, "usage: suidrace ADDR SOURCE TARGET PROGRAM "
 			"[ARG]...\n");
 		return 2;
 	}
-	size_t alen = strlen(argv[1]), s = strlen(argv[2]), t = strlen(argv[3]);
-	if (alen >= sizeof sa.sun_path || s + t > sizeof msg - sizeof r)
+	q.field[0] = argv[2];
+	q.len[0] = (uint32_t)strlen(argv[2]);
+	q.field[1] = argv[3];
+	q.len[1] = (uint32_t)strlen(argv[3]);
+	if (ls_address(argv[1], &sa, &salen) < 0 || ls_req_encode(&out, &q) < 0)
 		return 2;
-	memcpy(sa.sun_path, argv[1], alen);
-	if (argv[1][0] == '@')
-		sa.sun_path[0] = '\0';
-	r.len[0] = (uint32_t)s;
-	r.len[1] = (uint32_t)t;
-	memcpy(msg, &r, sizeof r);
-	memcpy(msg + sizeof r, argv[2], s);
-	memcpy(msg + sizeof r + s, argv[3], t);
 	/* No SOCK_CLOEXEC: PROGRAM keeps the connection. */
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa,
-			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-					  alen)) < 0 ||
-	    send(fd, msg, sizeof r + s + t, 0) < 0) {
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, salen) < 0 ||
+	    sendmsg(fd, &out.mh, MSG_NOSIGNAL) < 0) {
 		perror("suidrace");
 		return 3;
 	}

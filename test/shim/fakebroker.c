@@ -14,8 +14,10 @@
  *                        hex, each field, "-" when absent; bytes that are
  *                        not printable ASCII, and space and backslash, as
  *                        \ooo (as in mountinfo)
- *   MALFORMED why        a request sharebrokerd would reject (answered
- *                        EINVAL)
+ *   MALFORMED why        a request sharebrokerd's decoder refuses
+ *                        (libshare_wire.h; why: "request"), or an op
+ *                        the fake does not know (why: "op"); answered
+ *                        EINVAL
  *   EMPTY                a connection closed without a request
  *
  * The answer depends on the last component of field 1 (the target):
@@ -24,6 +26,8 @@
  * without a reply; TEXT answers 0 followed by text.  Anything else, and
  * STATUS, answers 0 (STATUS with the text "fake").  MOUNTTABLE requests
  * are answered ENOSYS and not logged: the shim then opens the real file.
+ * Well-formed replies are the codec's; the malformed ones are its output
+ * spoiled afterwards.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +40,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "libshare_proto.h"
+#include "libshare_wire.h"
 
 static const char *const op_names[] = {
 	[LS_OP_MOUNT] = "MOUNT", [LS_OP_UMOUNT] = "UMOUNT",
@@ -48,19 +53,13 @@ static char msg[LS_REQUEST_MAX + 1];
 
 static int listen_on(const char *addr)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t n = strlen(addr);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || n >= sizeof sa.sun_path)
+	struct sockaddr_un sa;
+	socklen_t len;
+	int fd;
+	if ((errno = -ls_address(addr, &sa, &len)) != 0 ||
+	    (fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) < 0)
 		return -1;
-	memcpy(sa.sun_path, addr, n);
-	if (addr[0] == '@')
-		sa.sun_path[0] = '\0';
-	else
-		n++;
-	if (bind(fd, (struct sockaddr *)&sa,
-		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)) < 0 ||
-	    listen(fd, 128) < 0)
+	if (bind(fd, (struct sockaddr *)&sa, len) < 0 || listen(fd, 128) < 0)
 		return -1;
 	return fd;
 }
@@ -69,7 +68,7 @@ static int listen_on(const char *addr)
 static size_t escape(char *out, const char *f, uint32_t len)
 {
 	size_t o = 0;
-	if (len == LS_ABSENT) {
+	if (!f) {
 		out[o++] = '-';
 		return o;
 	}
@@ -83,42 +82,14 @@ static size_t escape(char *out, const char *f, uint32_t len)
 	return o;
 }
 
-/* Checks a request as sharebrokerd's server.c does; NULL when valid. */
-static const char *check(size_t n, const char *field[LS_NFIELDS])
-{
-	const struct ls_request *r = (const void *)msg;
-	size_t off = sizeof *r;
-	if (n < sizeof *r)
-		return "short";
-	if (n > LS_REQUEST_MAX)
-		return "long";
-	if (r->magic != LS_MAGIC || r->version != LS_VERSION)
-		return "magic";
-	if (r->op < LS_OP_MOUNT || r->op > LS_OP_JAILS)
-		return "op";
-	for (int i = 0; i < LS_NFIELDS; i++) {
-		field[i] = NULL;
-		if (r->len[i] == LS_ABSENT)
-			continue;
-		if (r->len[i] > 4096 || r->len[i] > n - off)
-			return "field length";
-		field[i] = msg + off;
-		if (memchr(field[i], '\0', r->len[i]))
-			return "NUL in field";
-		off += r->len[i];
-	}
-	return off == n ? NULL : "fields do not add up";
-}
-
-static void log_line(int logfd, const char *field[LS_NFIELDS])
+static void log_line(int logfd, const struct ls_req_view *q)
 {
 	static char line[16 + 4 * LS_REQUEST_MAX];
-	const struct ls_request *r = (const void *)msg;
-	size_t o = (size_t)sprintf(line, "%s 0x%llx", op_names[r->op],
-				   (unsigned long long)r->arg);
+	size_t o = (size_t)sprintf(line, "%s 0x%llx", op_names[q->op],
+				   (unsigned long long)q->arg);
 	for (int i = 0; i < LS_NFIELDS; i++) {
 		line[o++] = ' ';
-		o += escape(line + o, field[i], r->len[i]);
+		o += escape(line + o, q->field[i], q->len[i]);
 	}
 	line[o++] = '\n';
 	if (write(logfd, line, o) != (ssize_t)o)
@@ -126,74 +97,64 @@ static void log_line(int logfd, const char *field[LS_NFIELDS])
 }
 
 /* Whether field 1 ends in "/word". */
-static int rule(const char *field[LS_NFIELDS], const char *word)
+static int rule(const struct ls_req_view *q, const char *word)
 {
-	const struct ls_request *r = (const void *)msg;
 	size_t n = strlen(word);
-	return field[1] && r->len[1] > n &&
-	       field[1][r->len[1] - n - 1] == '/' &&
-	       memcmp(field[1] + r->len[1] - n, word, n) == 0;
+	return q->field[1] && q->len[1] > n &&
+	       q->field[1][q->len[1] - n - 1] == '/' &&
+	       memcmp(q->field[1] + q->len[1] - n, word, n) == 0;
 }
 
-/* The reply with a descriptor of our "/" as the new root: the caller
- * chroots to the root it has, so nothing changes for it. */
-static void send_root(int fd, const void *reply, size_t n)
+/* A well-formed reply from the codec, spoiled as field 1 asks; a pivot's
+ * answer brings a descriptor of our "/" as the new root (the caller
+ * chroots to the root it has, so nothing changes for it). */
+static void answer(int fd, const struct ls_req_view *q)
 {
-	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr al; } c;
-	struct iovec v = { (void *)reply, n };
-	struct msghdr mh = { .msg_iov = &v, .msg_iovlen = 1,
-			     .msg_control = c.buf, .msg_controllen = sizeof c.buf };
-	int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &root, sizeof root);
-	sendmsg(fd, &mh, MSG_NOSIGNAL);
-	close(root);
-}
-
-static void answer(int fd, const char *field[LS_NFIELDS])
-{
-	const struct ls_request *q = (const void *)msg;
-	struct {
-		struct ls_reply h;
-		char text[16];
-	} a = { { LS_MAGIC, LS_VERSION, q->op, 0, 0 }, "" };
-	size_t n = sizeof a.h;
-	if (rule(field, "HANGUP"))
+	struct ls_rep_view a = { .op = q->op, .fd = -1 };
+	struct ls_rep_out o;
+	if (rule(q, "HANGUP"))
 		return;
-	if (rule(field, "EPERM"))
-		a.h.error = EPERM;
-	else if (rule(field, "ENOENT"))
-		a.h.error = ENOENT;
-	else if (rule(field, "EBUSY"))
-		a.h.error = EBUSY;
-	else if (rule(field, "BADMAGIC"))
-		a.h.magic++;
-	else if (rule(field, "BADOP"))
-		a.h.op++;
-	else if (rule(field, "BADLEN"))
-		a.h.len = 16;
-	else if (rule(field, "BADERRNO"))
-		a.h.error = -EPERM;
-	else if (rule(field, "SHORT"))
-		n = 8;
-	if (rule(field, "TEXT") || q->op == LS_OP_STATUS) {
-		a.h.len = 5;
-		memcpy(a.text, "fake\n", 5);
-		n += 5;
+	a.error = rule(q, "EPERM") ? EPERM : rule(q, "ENOENT") ? ENOENT :
+		  rule(q, "EBUSY") ? EBUSY : 0;
+	if (rule(q, "TEXT") || q->op == LS_OP_STATUS) {
+		a.text = "fake\n";
+		a.len = 5;
 	}
-	if (q->op == LS_OP_PIVOT_ROOT && a.h.error == 0)
-		send_root(fd, &a, n);  /* a pivot's answer brings the new root */
-	else
-		send(fd, &a, n, MSG_NOSIGNAL);
+	if (q->op == LS_OP_PIVOT_ROOT && a.error == 0)
+		a.fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (ls_rep_encode(&o, &a) < 0)
+		exit(1);
+	if (rule(q, "BADMAGIC"))
+		o.h.magic++;
+	else if (rule(q, "BADOP"))
+		o.h.op++;
+	else if (rule(q, "BADLEN"))
+		o.h.len = 16;
+	else if (rule(q, "BADERRNO"))
+		o.h.error = -EPERM;
+	else if (rule(q, "SHORT")) {
+		o.v[0].iov_len = 8;    /* half a header, no text */
+		o.mh.msg_iovlen = 1;
+	}
+	sendmsg(fd, &o.mh, MSG_NOSIGNAL);
+	if (a.fd >= 0)
+		close(a.fd);
+}
+
+/* A reply with no text, as the codec builds it. */
+static void answer_errno(int fd, uint16_t op, int error)
+{
+	struct ls_rep_view a = { .op = op, .error = error, .fd = -1 };
+	struct ls_rep_out o;
+	if (ls_rep_encode(&o, &a) == 0)
+		sendmsg(fd, &o.mh, MSG_NOSIGNAL);
 }
 
 static void serve(int fd, int logfd)
 {
 	struct timeval tv = { 5, 0 };
-	const char *field[LS_NFIELDS], *why;
+	struct ls_req_view q;
+	const char *why = NULL;
 	ssize_t n;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	do
@@ -207,22 +168,20 @@ static void serve(int fd, int logfd)
 	/* Programs that read the mount table (mount(8) does) make the shim
 	 * ask for it: refused and not logged, so that they read the kernel's
 	 * as before and the log holds the mount family only. */
-	if ((size_t)n >= sizeof(struct ls_request) &&
-	    ((const struct ls_request *)msg)->magic == LS_MAGIC &&
-	    ((const struct ls_request *)msg)->op == LS_OP_MOUNTTABLE) {
-		struct ls_reply r = { LS_MAGIC, LS_VERSION, LS_OP_MOUNTTABLE,
-				      ENOSYS, 0 };
-		send(fd, &r, sizeof r, MSG_NOSIGNAL);
+	if (ls_req_decode(msg, (size_t)n, &q) < 0)
+		why = "request";       /* what sharebrokerd refuses */
+	else if (q.op == LS_OP_MOUNTTABLE) {
+		answer_errno(fd, LS_OP_MOUNTTABLE, ENOSYS);
 		return;
-	}
-	if ((why = check((size_t)n, field))) {
-		struct ls_reply r = { LS_MAGIC, LS_VERSION, 0, EINVAL, 0 };
+	} else if (q.op > LS_OP_JAILS)
+		why = "op";
+	if (why) {
 		dprintf(logfd, "MALFORMED %s (%zd bytes)\n", why, n);
-		send(fd, &r, sizeof r, MSG_NOSIGNAL);
+		answer_errno(fd, LS_OP_NONE, EINVAL);
 		return;
 	}
-	log_line(logfd, field);
-	answer(fd, field);
+	log_line(logfd, &q);
+	answer(fd, &q);
 }
 
 int main(int argc, char **argv)
