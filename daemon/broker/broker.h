@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 #include "engine.h"
+#include "log.h"
 
 /* The executor's hold on one mount of the graph: an O_PATH descriptor on
  * its root.  Through /proc/self/fd/N it reaches the mount even when other
@@ -71,7 +72,6 @@ struct broker {
 	int listen_fd;
 	int watch;             /* /proc/self/mountinfo, polled for changes */
 	bool stop;
-	bool debug;
 	/* per request */
 	struct peer *peer;
 	int *busy_kids;        /* mounts in use by some process, sorted */
@@ -82,8 +82,6 @@ struct broker {
 	struct named *target, *source;
 };
 
-void broker_log(const struct broker *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* handle.c */
 int fd_mnt_id(int fd);

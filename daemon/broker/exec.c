@@ -41,7 +41,7 @@ static int open_loc(struct broker *b, struct mount *m, const char *dir,
 	}
 	struct handle *h = handle_of(b, m);
 	if (!h || !dir_under(dir, m->root)) {
-		broker_log(b, "mount %u: no handle on %s", m->id, dir);
+		log_msg(LOG_WARNING, "mount %u: no handle on %s", m->id, dir);
 		return -EIO;
 	}
 	const char *rel = strcmp(m->root, "/") == 0 ? dir : dir + strlen(m->root);
@@ -76,7 +76,7 @@ static int open_loc(struct broker *b, struct mount *m, const char *dir,
 		return err ? err : -errno;
 	if (err) {
 		if (err != -EAGAIN)
-			broker_log(b, "mount %u: %s is out of reach", m->id, dir);
+			log_msg(LOG_WARNING, "mount %u: %s is out of reach", m->id, dir);
 		close(cur);
 		return err;
 	}
@@ -115,7 +115,7 @@ static int move_to(struct broker *b, struct mount *m, unsigned parent,
 	while ((err = open_loc(b, p, dir, true, &to, &cover)) == -EAGAIN) {
 		struct mount *c = n < DEPTH ? mount_at(&b->g, p, cover) : NULL;
 		if (!c || !handle_of(b, c) || (err = park(b, c))) {
-			broker_log(b, "mount %u: %s is covered", p->id, dir);
+			log_msg(LOG_WARNING, "mount %u: %s is covered", p->id, dir);
 			free(cover);
 			err = err && err != -EAGAIN ? err : -EIO;
 			break;
@@ -136,7 +136,7 @@ static int move_to(struct broker *b, struct mount *m, unsigned parent,
 				err = err ? err : -errno;
 			close(to);
 		} else {
-			broker_log(b, "mount %u: cannot return to %s",
+			log_msg(LOG_WARNING, "mount %u: cannot return to %s",
 				   aside[n]->id, at[n]);
 			err = err ? err : -EIO;
 		}
@@ -247,7 +247,7 @@ static int run_step(struct broker *b, const struct step *s)
 	char at[64];
 	if (!m || (s->kind != STEP_NEW && s->kind != STEP_BIND &&
 		   !handle_of(b, m))) {
-		broker_log(b, "step %s: mount %u out of reach",
+		log_msg(LOG_WARNING, "step %s: mount %u out of reach",
 			   step_name(s->kind), s->mnt);
 		return -EIO;
 	}
@@ -290,10 +290,10 @@ static void roll_back(struct broker *b, size_t n, char **was)
 		} else if ((s->kind == STEP_MOVE || s->kind == STEP_PARK) &&
 			   was[n]) {
 			if (mount(FDPATH(at, h->fd), was[n], NULL, MS_MOVE, NULL))
-				broker_log(b, "rollback: mount %u stays moved",
+				log_msg(LOG_WARNING, "rollback: mount %u stays moved",
 					   m->id);
 		} else if (s->kind == STEP_UMOUNT) {
-			broker_log(b, "rollback: mount %u stays unmounted", m->id);
+			log_msg(LOG_WARNING, "rollback: mount %u stays unmounted", m->id);
 		}
 	}
 }
@@ -325,7 +325,7 @@ int exec_plan(struct broker *b)
 		was[i] = where(b, &g->steps[i]);
 		err = run_step(b, &g->steps[i]);
 		if (err)
-			broker_log(b, "step %zu (%s of mount %u): %s", i,
+			log_msg(LOG_WARNING, "step %zu (%s of mount %u): %s", i,
 				   step_name(g->steps[i].kind), g->steps[i].mnt,
 				   strerror(-err));
 	}

@@ -173,7 +173,7 @@ static void hold(struct broker *b, struct entry *e)
 		return;
 	if (fd >= 0)
 		close(fd);
-	broker_log(b, "mount %d on %s is covered: out of the broker's reach",
+	log_msg(LOG_WARNING, "mount %d on %s is covered: out of the broker's reach",
 		   e->id, e->mp);
 	handle_put(b, e->m, -1, e->id, entry_dev(e));
 }

@@ -350,13 +350,13 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 	if (!path || fstat(fd, &st) < 0) {
 		err = -errno;
 	} else if (!top) {
-		broker_log(b, "%s: on a mount the broker does not know", path);
+		log_msg(LOG_WARNING, "%s: on a mount the broker does not know", path);
 	} else if (strlen(path) > 10 &&
 		   strcmp(path + strlen(path) - 10, " (deleted)") == 0) {
 		err = -ENOENT;
 	} else if (strcmp(top, "/") != 0 && (strncmp(path, top, t) != 0 ||
 		   (path[t] != '/' && path[t] != '\0'))) {
-		broker_log(b, "%s: not under its mount's root %s", path, top);
+		log_msg(LOG_WARNING, "%s: not under its mount's root %s", path, top);
 	} else {
 		const char *rel = strcmp(top, "/") == 0 ? path : path + t;
 		if (strcmp(rel, "/") == 0)

@@ -174,7 +174,7 @@ static void serve(struct broker *b, int fd, const struct ucred *cred)
 	if (n <= 0)
 		return;                /* gone before it asked */
 	if (ls_req_decode(msg, (size_t)n, &q) < 0 || fields(&q, f) < 0) {
-		broker_log(b, "pid %d: malformed request (%zd bytes)",
+		log_msg(LOG_WARNING, "pid %d: malformed request (%zd bytes)",
 			   (int)cred->pid, n);
 		reply(fd, 0, EINVAL, NULL, 0, -1);
 		goto out;
@@ -187,15 +187,14 @@ static void serve(struct broker *b, int fd, const struct ucred *cred)
 	b->peer = &peer;
 	remember_root(b);
 	if (table_changed(b) && sync_table(b) > 0) {
-		broker_log(b, "mounts changed behind the broker's back: "
+		log_msg(LOG_WARNING, "mounts changed behind the broker's back: "
 			   "the graph follows the kernel");
 		state_save(b);
 	}
 	err = dispatch(b, r, f, text, &ntext, &pass);
 	table_changed(b);          /* the broker's own changes */
-	if (b->debug)
-		broker_log(b, "pid %d op %u: %s", (int)cred->pid, r->op,
-			   err ? strerror(-err) : "ok");
+	log_msg(LOG_DEBUG, "pid %d op %u: %s", (int)cred->pid, r->op,
+		err ? strerror(-err) : "ok");
 	reply(fd, r->op, err, text, ntext, pass);
 	if (pass >= 0)
 		close(pass);

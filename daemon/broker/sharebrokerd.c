@@ -25,17 +25,6 @@
 
 static struct broker *the_broker;  /* for the signal handler only */
 
-void broker_log(const struct broker *b, const char *fmt, ...)
-{
-	va_list ap;
-	(void)b;
-	va_start(ap, fmt);
-	fputs("sharebrokerd: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
 /* The kernel's limit on mounts per namespace (fs.mount-max). */
 static unsigned mount_max(void)
 {
@@ -137,13 +126,13 @@ int main(int argc, char **argv)
 
 	b.state_dir = "/run/libshare";
 	b.staged = -1;
-	b.debug = getenv("LIBSHARE_DEBUG") != NULL;
+	bool debug = getenv("LIBSHARE_DEBUG") != NULL;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
 		switch (c) {
 		case 's': addr = optarg; break;
 		case 'd': b.state_dir = optarg; break;
 		case 'f': foreground = true; break;
-		case 'D': b.debug = true; break;
+		case 'D': debug = true; break;
 		case 't': table = optarg; break;
 		case 'm': max = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'h': usage(stdout, 0); break;
@@ -151,6 +140,7 @@ int main(int argc, char **argv)
 		}
 	if (optind != argc)
 		usage(stderr, 2);
+	log_setup(false, debug);
 	if (!addr || !*addr)
 		addr = LS_SOCKET_DEFAULT;
 	if (geteuid() != 0) {

@@ -89,7 +89,7 @@ int state_save(struct broker *b)
 		err = -errno;
 	}
 	if (err)
-		broker_log(b, "%s: %s", path, strerror(-err));
+		log_msg(LOG_WARNING, "%s: %s", path, strerror(-err));
 	free(tmp);
 	free(path);
 	return err;
