@@ -135,7 +135,8 @@ hex() {
 		mount /proc/1/root /mnt - bind \
 		mount none /proc/self/fd/%f tmpfs 0
 	[ "$(grep -c . <<<"$output")" = 5 ]
-	[ "$(grep -c ' = ELOOP$' <<<"$output")" = 5 ]
+	# init's root: ELOOP, or EACCES where the broker may not follow it
+	[ "$(grep -cE ' = (ELOOP|EACCES)$' <<<"$output")" = 5 ]
 	assert_table_unchanged before
 	[ ! -e "$J/mnt/hostmarker" ]
 }
