@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 #include "engine.h"
+#include "libshare_proto.h"
 #include "log.h"
 
 /* The executor's hold on one mount of the graph: an O_PATH descriptor on
@@ -60,6 +61,21 @@ struct peer {
 	int root, cwd;         /* O_PATH descriptors on /proc/<pid>/root, cwd */
 };
 
+/* One request, from its arrival to its answer (server.c): who asks, what
+ * it named and what the executor made for it.  Nothing of it outlives the
+ * request; struct broker keeps only what does. */
+struct request {
+	struct broker *b;
+	struct peer caller;
+	const char *data;      /* the caller's mount data, for REMOUNT */
+	int staged;            /* the new mount made for a NEW, or -1 */
+	struct named *target, *source;
+	int *busy_kids;        /* mounts in use by some process, sorted */
+	size_t nbusy;
+	bool busy_known;
+	bool busy_all;         /* the scan ran out of memory: all are busy */
+};
+
 struct broker {
 	struct graph g;
 	struct ns *ns;
@@ -72,19 +88,14 @@ struct broker {
 	int listen_fd;
 	int watch;             /* /proc/self/mountinfo, polled for changes */
 	bool stop;
-	/* per request */
-	struct peer *peer;
-	int *busy_kids;        /* mounts in use by some process, sorted */
-	size_t nbusy;
-	bool busy_known;
-	const char *data;      /* the caller's mount data, for REMOUNT */
-	int staged;            /* the new mount made for a NEW, or -1 */
-	struct named *target, *source;
 };
 
+/* fd.c: what the kernel says of a descriptor */
+char *fd_path(int fd);         /* where it is now, malloc'ed */
+int fd_mnt_id(int fd);         /* the kernel's id of its mount */
+int fdinfo_mnt_id(const char *fdinfo);
 
 /* handle.c */
-int fd_mnt_id(int fd);
 int handle_add(struct broker *b, struct mount *m, int fd);
 int handle_put(struct broker *b, struct mount *m, int fd, int kid, dev_t dev);
 struct handle *handle_of(const struct broker *b, const struct mount *m);
@@ -107,29 +118,28 @@ void peer_close(struct peer *p);
 
 /* resolve.c */
 enum { RES_FOLLOW = 0, RES_NOFOLLOW = 1 };
-int resolve(struct broker *b, const char *path, int how, struct named *out);
+int resolve(struct request *r, const char *path, int how, struct named *out);
 void named_free(struct named *n);
 int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
-char *fd_path(int fd);
 bool fd_within(int fd, int root);
 
 /* request.c */
-int call_mount(struct broker *b, const char *source, const char *target,
+int call_mount(struct request *r, const char *source, const char *target,
 	       const char *type, const char *data, unsigned long ms);
-int call_umount(struct broker *b, const char *target, int flags);
-int call_pivot_root(struct broker *b, const char *new_root,
+int call_umount(struct request *r, const char *target, int flags);
+int call_pivot_root(struct request *r, const char *new_root,
 		    const char *put_old, int *newroot, bool *cwd_too);
 
 /* newmount.c */
-int newmount_make(struct broker *b, const char *source, const char *type,
+int newmount_make(struct request *r, const char *source, const char *type,
 		  unsigned long flags, const char *data);
 int newmount_reset(struct broker *b);
 
 /* exec.c */
-int stage_new(struct broker *b, const char *source, const char *type,
+int stage_new(struct request *r, const char *source, const char *type,
 	      unsigned long ms, const char *data);
-void unstage(struct broker *b);
-int exec_plan(struct broker *b);
+void unstage(struct request *r);
+int exec_plan(struct request *r);
 void exec_commit(struct broker *b);
 
 /* busy.c */
@@ -140,9 +150,19 @@ int state_save(struct broker *b);
 int state_load(struct broker *b);
 
 /* show.c */
-int show_table(struct broker *b, const char *which, int *pass);
-int show_tree(struct broker *b, const char *dir, int *pass);
-int show_graph(struct broker *b, int *pass);
+int show_table(struct request *r, const char *which, int *pass);
+int show_tree(struct request *r, const char *dir, int *pass);
+int show_graph(struct request *r, int *pass);
+
+/* policy.c */
+struct answer {                /* what a request answers besides its errno */
+	char *text;            /* malloc'ed, ntext bytes */
+	int ntext;
+	int pass;              /* a descriptor to hand over, or -1 */
+};
+int policy_serve(struct request *r, uint16_t op, uint64_t arg,
+		 char *f[LS_NFIELDS], struct answer *a);
+const char *policy_op_name(uint16_t op);
 
 /* server.c */
 int server_listen(const char *addr);

@@ -19,26 +19,28 @@ static int cmp_int(const void *a, const void *b)
 	       (*(const int *)a < *(const int *)b);
 }
 
-static void note(struct broker *b, size_t *cap, int kid)
+static void note(struct request *r, size_t *cap, int kid)
 {
 	if (kid < 0)
 		return;
-	if (b->nbusy == *cap) {
+	if (r->nbusy == *cap) {
 		size_t c = *cap ? *cap * 2 : 256;
-		int *v = realloc(b->busy_kids, c * sizeof *v);
-		if (!v)
+		int *v = realloc(r->busy_kids, c * sizeof *v);
+		if (!v) {
+			r->busy_all = true;    /* unknown is busy: fail safe */
 			return;
-		b->busy_kids = v;
+		}
+		r->busy_kids = v;
 		*cap = c;
 	}
-	b->busy_kids[b->nbusy++] = kid;
+	r->busy_kids[r->nbusy++] = kid;
 }
 
 /* The mounts of the files a directory of magic links points to: a
  * process's fd/ (through fdinfo, which says it without opening), its
  * map_files/ (mapped files, e.g. shared libraries), its task/ (threads with
  * a cwd or root of their own). */
-static void note_links(struct broker *b, size_t *cap, const char *dir,
+static void note_links(struct request *r, size_t *cap, const char *dir,
 		       const char *const *names, size_t n)
 {
 	char path[600];
@@ -51,7 +53,7 @@ static void note_links(struct broker *b, size_t *cap, const char *dir,
 				 names[i][0] ? "/" : "", names[i]);
 			int fd = open(path, O_PATH | O_CLOEXEC);
 			if (fd >= 0) {
-				note(b, cap, fd_mnt_id(fd));
+				note(r, cap, fd_mnt_id(fd));
 				close(fd);
 			}
 		}
@@ -62,37 +64,30 @@ static void note_links(struct broker *b, size_t *cap, const char *dir,
 
 /* The mounts one process uses: cwd, root, executable, open and mapped
  * files, and its threads' cwds and roots. */
-static void scan_pid(struct broker *b, size_t *cap, const char *pid)
+static void scan_pid(struct request *r, size_t *cap, const char *pid)
 {
 	static const char *const own[] = { "cwd", "root", "exe" };
 	static const char *const self[] = { "" };
-	char path[300], line[128];
+	char path[600];
 	for (size_t i = 0; i < 3; i++) {
 		snprintf(path, sizeof path, "/proc/%s/%s", pid, own[i]);
 		int fd = open(path, O_PATH | O_CLOEXEC);
 		if (fd >= 0) {
-			note(b, cap, fd_mnt_id(fd));
+			note(r, cap, fd_mnt_id(fd));
 			close(fd);
 		}
 	}
 	snprintf(path, sizeof path, "/proc/%s/task", pid);
-	note_links(b, cap, path, own, 2);
+	note_links(r, cap, path, own, 2);
 	snprintf(path, sizeof path, "/proc/%s/map_files", pid);
-	note_links(b, cap, path, self, 1);
+	note_links(r, cap, path, self, 1);
 	snprintf(path, sizeof path, "/proc/%s/fdinfo", pid);
 	DIR *d = opendir(path);
 	for (struct dirent *e; d && (e = readdir(d)); ) {
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof path, "/proc/%s/fdinfo/%s", pid, e->d_name);
-		FILE *f = fopen(path, "re");
-		int kid = -1;
-		while (f && fgets(line, sizeof line, f))
-			if (sscanf(line, "mnt_id: %d", &kid) == 1)
-				break;
-		if (f)
-			fclose(f);
-		note(b, cap, kid);
+		note(r, cap, fdinfo_mnt_id(path));
 	}
 	if (d)
 		closedir(d);
@@ -100,31 +95,33 @@ static void scan_pid(struct broker *b, size_t *cap, const char *pid)
 
 /* Which mounts some process other than the broker uses, once a request:
  * the kernel's refcount test (semantics.md 5.3) without touching them. */
-static void scan_busy(struct broker *b)
+static void scan_busy(struct request *r)
 {
 	char self[32];
 	size_t cap = 0;
 	snprintf(self, sizeof self, "%d", (int)getpid());
-	b->nbusy = 0;
+	r->nbusy = 0;
 	DIR *d = opendir("/proc");
 	for (struct dirent *e; d && (e = readdir(d)); )
 		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
 		    strcmp(e->d_name, self) != 0)
-			scan_pid(b, &cap, e->d_name);
+			scan_pid(r, &cap, e->d_name);
 	if (d)
 		closedir(d);
-	qsort(b->busy_kids, b->nbusy, sizeof *b->busy_kids, cmp_int);
-	b->busy_known = true;
+	qsort(r->busy_kids, r->nbusy, sizeof *r->busy_kids, cmp_int);
+	r->busy_known = true;
 }
 
 bool busy(void *ctx, const struct mount *m)
 {
-	struct broker *b = ctx;
-	struct handle *h = handle_of(b, m);
+	struct request *r = ctx;
+	struct handle *h = handle_of(r->b, m);
 	if (!h)
 		return true;   /* out of reach: never unmounted behind a use */
-	if (!b->busy_known)
-		scan_busy(b);
-	return bsearch(&h->kid, b->busy_kids, b->nbusy, sizeof h->kid,
+	if (!r->busy_known)
+		scan_busy(r);
+	if (r->busy_all)
+		return true;
+	return bsearch(&h->kid, r->busy_kids, r->nbusy, sizeof h->kid,
 		       cmp_int) != NULL;
 }

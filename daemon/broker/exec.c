@@ -31,10 +31,11 @@
  * mount (the kernel mounts on the top of a stack anyway), a source may not.
  * A target that another mount covers on the way gives -EAGAIN and, in
  * *cover, the directory of m where that mount sits (see move_to()). */
-static int open_loc(struct broker *b, struct mount *m, const char *dir,
+static int open_loc(struct request *r, struct mount *m, const char *dir,
 		    bool target, int *out, char **cover)
 {
-	struct named *n = target ? b->target : b->source;
+	struct broker *b = r->b;
+	struct named *n = target ? r->target : r->source;
 	if (n && n->at.m == m && strcmp(n->at.dir, dir) == 0) {
 		*out = dup(n->fd); /* the caller's own lookup: no second walk */
 		return *out < 0 ? -errno : 0;
@@ -105,14 +106,15 @@ static int park(struct broker *b, struct mount *m);
  * place under another mount (a receiver whose directory is covered,
  * semantics.md 3.2: receivers are places, not paths) is reached by moving
  * the covering stacks aside for the time of the move, then back. */
-static int move_to(struct broker *b, struct mount *m, unsigned parent,
+static int move_to(struct request *r, struct mount *m, unsigned parent,
 		   const char *dir)
 {
+	struct broker *b = r->b;
 	enum { DEPTH = 8 };
 	struct mount *p = mount_by_id(&b->g, parent), *aside[DEPTH];
 	char src[64], dst[64], *at[DEPTH], *cover = NULL;
 	int to, n = 0, err;
-	while ((err = open_loc(b, p, dir, true, &to, &cover)) == -EAGAIN) {
+	while ((err = open_loc(r, p, dir, true, &to, &cover)) == -EAGAIN) {
 		struct mount *c = n < DEPTH ? mount_at(&b->g, p, cover) : NULL;
 		if (!c || !handle_of(b, c) || (err = park(b, c))) {
 			log_msg(LOG_WARNING, "mount %u: %s is covered", p->id, dir);
@@ -130,7 +132,7 @@ static int move_to(struct broker *b, struct mount *m, unsigned parent,
 		close(to);
 	}
 	while (n-- > 0) {
-		if (open_loc(b, p, at[n], true, &to, NULL) == 0) {
+		if (open_loc(r, p, at[n], true, &to, NULL) == 0) {
 			if (mount(FDPATH(src, handle_of(b, aside[n])->fd),
 				  FDPATH(dst, to), NULL, MS_MOVE, NULL) < 0)
 				err = err ? err : -errno;
@@ -145,19 +147,20 @@ static int move_to(struct broker *b, struct mount *m, unsigned parent,
 	return err;
 }
 
-/* The caller's new filesystem (newmount.c), held in b->staged until the
+/* The caller's new filesystem (newmount.c), held in r->staged until the
  * plan's NEW step moves it into place. */
-int stage_new(struct broker *b, const char *source, const char *type,
+int stage_new(struct request *r, const char *source, const char *type,
 	      unsigned long ms, const char *data)
 {
+	struct broker *b = r->b;
 	char stage[4200];
-	int err = newmount_make(b, source, type, ms & ~(unsigned long)
+	int err = newmount_make(r, source, type, ms & ~(unsigned long)
 				(MS_REMOUNT | MS_BIND | MS_MOVE | MS_REC),
 				data);
 	if (err)
 		return err;
 	snprintf(stage, sizeof stage, "%s/.t", b->newroot);
-	if ((b->staged = open(stage, O_PATH | O_CLOEXEC)) < 0) {
+	if ((r->staged = open(stage, O_PATH | O_CLOEXEC)) < 0) {
 		err = -errno;
 		umount2(stage, MNT_DETACH);
 	}
@@ -165,30 +168,31 @@ int stage_new(struct broker *b, const char *source, const char *type,
 }
 
 /* Drops a staged mount the plan did not take. */
-void unstage(struct broker *b)
+void unstage(struct request *r)
 {
 	char at[64];
-	if (b->staged < 0)
+	if (r->staged < 0)
 		return;
-	umount2(FDPATH(at, b->staged), MNT_DETACH);
-	close(b->staged);
-	b->staged = -1;
+	umount2(FDPATH(at, r->staged), MNT_DETACH);
+	close(r->staged);
+	r->staged = -1;
 }
 
 /* NEW and BIND: made at a staging place (NEW: by stage_new()), held, then
  * moved into place. */
-static int make(struct broker *b, const struct step *s, struct mount *m)
+static int make(struct request *r, const struct step *s, struct mount *m)
 {
+	struct broker *b = r->b;
 	char stage[4200], src[64];
 	int err = 0, from = -1, fd = -1;
 	if (s->kind == STEP_NEW) {
-		fd = b->staged;
-		b->staged = -1;
+		fd = r->staged;
+		r->staged = -1;
 		if (fd < 0)
 			return -EIO;
 	} else if (!(err = place_path(b, b->stage, m->file, stage,
 				      sizeof stage, m->seq)) &&
-		   !(err = open_loc(b, mount_by_id(&b->g, s->src), m->root,
+		   !(err = open_loc(r, mount_by_id(&b->g, s->src), m->root,
 				    false, &from, NULL))) {
 		if (mount(FDPATH(src, from), stage, NULL, MS_BIND, NULL) < 0 ||
 		    (fd = open(stage, O_PATH | O_CLOEXEC)) < 0)
@@ -203,7 +207,7 @@ static int make(struct broker *b, const struct step *s, struct mount *m)
 	if ((err = handle_add(b, m, fd)) < 0) {
 		umount2(FDPATH(src, fd), MNT_DETACH);
 		close(fd);
-	} else if ((err = move_to(b, m, s->parent, s->dir)) < 0) {
+	} else if ((err = move_to(r, m, s->parent, s->dir)) < 0) {
 		umount2(FDPATH(src, fd), MNT_DETACH);
 		handle_drop(b, handle_of(b, m));
 	}
@@ -241,8 +245,9 @@ static unsigned long ms_of(const struct mount *m)
 	       (m->flags & MNT_NOSYMFOLLOW ? LS_MS_NOSYMFOLLOW : 0);
 }
 
-static int run_step(struct broker *b, const struct step *s)
+static int run_step(struct request *r, const struct step *s)
 {
+	struct broker *b = r->b;
 	struct mount *m = mount_by_id(&b->g, s->mnt);
 	char at[64];
 	if (!m || (s->kind != STEP_NEW && s->kind != STEP_BIND &&
@@ -254,9 +259,9 @@ static int run_step(struct broker *b, const struct step *s)
 	switch (s->kind) {
 	case STEP_NEW:
 	case STEP_BIND:
-		return make(b, s, m);
+		return make(r, s, m);
 	case STEP_MOVE:
-		return move_to(b, m, s->parent, s->dir);
+		return move_to(r, m, s->parent, s->dir);
 	case STEP_PARK:
 		return park(b, m);
 	case STEP_UMOUNT:
@@ -264,7 +269,7 @@ static int run_step(struct broker *b, const struct step *s)
 		       -errno : 0;
 	case STEP_REMOUNT:
 		return remount(b, m, s->flags, s->flags & MS_BIND ? NULL :
-			       b->data);
+			       r->data);
 	case STEP_REMOUNT_RO:  /* the superblock only: the mount keeps its */
 		return remount(b, m, MS_REMOUNT | MS_RDONLY, NULL) ?:
 		       remount(b, m, MS_REMOUNT | MS_BIND | ms_of(m), NULL);
@@ -301,35 +306,31 @@ static void roll_back(struct broker *b, size_t n, char **was)
 /* Where the kernel has m now, for a rollback of its move. */
 static char *where(struct broker *b, const struct step *s)
 {
-	char at[64], path[4200];
 	if (s->kind != STEP_MOVE && s->kind != STEP_PARK)
 		return NULL;           /* only moves are undone by moving back */
 	struct mount *m = mount_by_id(&b->g, s->mnt);
 	struct handle *h = m ? handle_of(b, m) : NULL;
-	ssize_t n = h ? readlink(FDPATH(at, h->fd), path, sizeof path - 1) : -1;
-	if (n < 0)
-		return NULL;
-	path[n] = '\0';
-	return strdup(path);
+	return h ? fd_path(h->fd) : NULL;
 }
 
 /* Applies the open plan; on failure nothing of it stays (as far as the
  * kernel lets, see roll_back()) and the kernel's errno is returned. */
-int exec_plan(struct broker *b)
+int exec_plan(struct request *r)
 {
+	struct broker *b = r->b;
 	struct graph *g = &b->g;
 	char **was = calloc(g->nsteps + 1, sizeof *was);
 	int err = was ? 0 : -ENOMEM;
 	size_t i;
 	for (i = 0; !err && i < g->nsteps; i++) {
 		was[i] = where(b, &g->steps[i]);
-		err = run_step(b, &g->steps[i]);
+		err = run_step(r, &g->steps[i]);
 		if (err)
 			log_msg(LOG_WARNING, "step %zu (%s of mount %u): %s", i,
 				   step_name(g->steps[i].kind), g->steps[i].mnt,
 				   strerror(-err));
 	}
-	if (err)
+	if (err && was)            /* step i - 1 failed: undo [0, i - 1) */
 		roll_back(b, i - 1, was);
 	for (size_t j = 0; was && j < g->nsteps; j++)
 		free(was[j]);

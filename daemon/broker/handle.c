@@ -9,22 +9,6 @@
 #include <unistd.h>
 #include "broker.h"
 
-/* The kernel's mount id of the mount an fd is on (fdinfo, Linux 3.15). */
-int fd_mnt_id(int fd)
-{
-	char path[64], line[128];
-	int id = -1;
-	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "mnt_id: %d", &id) == 1)
-			break;
-	fclose(f);
-	return id;
-}
-
 /* The filesystem of the graph that the kernel's superblock dev is, while
  * some held mount uses it: a new mount of the same superblock (a block
  * device mounted again, sysfs) joins it, as in the kernel. */

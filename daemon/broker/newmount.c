@@ -102,7 +102,7 @@ static void unescape_bs(char *s)
 
 /* Looks up the caller's path at data[off, off+len) (esc: '\' escapes, as
  * overlay's parser reads it) and notes it in q. */
-static int note(struct broker *b, struct newreq *q, const char *text,
+static int note(struct request *r, struct newreq *q, const char *text,
 		size_t off, size_t len, bool esc)
 {
 	struct named n;
@@ -113,7 +113,7 @@ static int note(struct broker *b, struct newreq *q, const char *text,
 		return -ENOMEM;
 	if (esc)
 		unescape_bs(p);
-	int err = resolve(b, p, RES_FOLLOW, &n);
+	int err = resolve(r, p, RES_FOLLOW, &n);
 	if (err) {
 		free(p);
 		return err;
@@ -137,7 +137,7 @@ static bool is_key(const char *const *keys, size_t n, const char *opt,
 }
 
 /* The paths in option data[off, off+len) of type t. */
-static int option(struct broker *b, const struct fstype *t, struct newreq *q,
+static int option(struct request *r, const struct fstype *t, struct newreq *q,
 		  size_t off, size_t len)
 {
 	const char *opt = q->data + off, *eq = memchr(opt, '=', len);
@@ -156,7 +156,7 @@ static int option(struct broker *b, const struct fstype *t, struct newreq *q,
 		if (!list)
 			e = end;
 		if (e > v)
-			err = note(b, q, q->data, (size_t)(v - q->data),
+			err = note(r, q, q->data, (size_t)(v - q->data),
 				   (size_t)(e - v), list);
 		for (v = e; v < end && *v == ':'; v++)
 			;
@@ -166,7 +166,7 @@ static int option(struct broker *b, const struct fstype *t, struct newreq *q,
 
 /* The paths in the caller's data, options split at ',' (overlay's parser
  * lets '\' escape one). */
-static int scan_data(struct broker *b, const struct fstype *t,
+static int scan_data(struct request *r, const struct fstype *t,
 		     struct newreq *q)
 {
 	bool esc = t && t->lists[0];
@@ -176,7 +176,7 @@ static int scan_data(struct broker *b, const struct fstype *t,
 		size_t e = off;
 		while (e < n && q->data[e] != ',')
 			e += esc && q->data[e] == '\\' && e + 1 < n ? 2 : 1;
-		err = option(b, t, q, off, e - off);
+		err = option(r, t, q, off, e - off);
 		off = e + 1;
 	}
 	return err;
@@ -238,9 +238,10 @@ static int child_mount(const struct broker *b, const char *source,
 	return mount(source, ".", type, flags, data) < 0 ? errno : 0;
 }
 
-static int fork_mount(struct broker *b, const char *source, const char *type,
+static int fork_mount(struct request *r, const char *source, const char *type,
 		      unsigned long flags, const char *data)
 {
+	struct broker *b = r->b;
 	int status = 0;
 	pid_t pid = fork();
 	if (pid == 0)
@@ -254,19 +255,20 @@ static int fork_mount(struct broker *b, const char *source, const char *type,
 }
 
 /* The caller's paths of a new mount, looked up and laid out in NEWROOT. */
-static int prepare(struct broker *b, const char *type, struct newreq *q)
+static int prepare(struct request *r, const char *type, struct newreq *q)
 {
 	const struct fstype *t = fstype_of(type);
-	int dev = needs_device(type), err = scan_data(b, t, q);
+	int dev = needs_device(type), err = scan_data(r, t, q);
 	if (!err && q->source && (dev == 1 || (t && t->source_is_path)))
-		err = note(b, q, q->source, 0, strlen(q->source), false);
-	return err ? err : newroot_layout(b, q);
+		err = note(r, q, q->source, 0, strlen(q->source), false);
+	return err ? err : newroot_layout(r, q);
 }
 
 /* The caller's new filesystem, mounted at NEWROOT/.t. */
-int newmount_make(struct broker *b, const char *source, const char *type,
+int newmount_make(struct request *r, const char *source, const char *type,
 		  unsigned long flags, const char *data)
 {
+	struct broker *b = r->b;
 	struct newreq *q = calloc(1, sizeof *q);
 	char *rendered = NULL;
 	if (!q)
@@ -274,7 +276,7 @@ int newmount_make(struct broker *b, const char *source, const char *type,
 	q->data = data;
 	q->tdir = -1;
 	q->source = source ? source : needs_device(type) == 1 ? NULL : "none";
-	int err = prepare(b, type, q);
+	int err = prepare(r, type, q);
 	const struct fstype *t = fstype_of(type);
 	for (size_t i = 0; !err && i < q->nref; i++)
 		if (!q->ref[i].placed && !q->ref[i].in_data)
@@ -283,7 +285,7 @@ int newmount_make(struct broker *b, const char *source, const char *type,
 			 !(rendered = render_data(q, t && t->lists[0])))
 			err = -ENOMEM;
 	if (!err)
-		err = fork_mount(b, q->source, type, flags,
+		err = fork_mount(r, q->source, type, flags,
 				 rendered ? rendered : data);
 	newroot_clear(b, q);
 	free(rendered);

@@ -30,7 +30,7 @@ struct newreq {
 };
 
 /* Binds the objects into NEWROOT/.o and makes each path lead there. */
-int newroot_layout(struct broker *b, struct newreq *q);
+int newroot_layout(struct request *r, struct newreq *q);
 /* Takes away all of NEWROOT but .t and what is mounted on it. */
 void newroot_clear(struct broker *b, struct newreq *q);
 

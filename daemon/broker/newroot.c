@@ -72,9 +72,10 @@ static int up(int fd, int depth)
 
 /* Directories of the caller's on one mount share one bind of the deepest
  * directory above them all, if that is inside the caller's root. */
-static int bind_group(struct broker *b, struct newreq *q, size_t first,
+static int bind_group(struct request *r, struct newreq *q, size_t first,
 		      char **paths, const bool *mine, int k)
 {
+	struct broker *b = r->b;
 	const char *p0 = paths[first];
 	size_t plen = strlen(p0);
 	for (size_t i = first + 1; i < q->nobj; i++) {
@@ -96,7 +97,7 @@ static int bind_group(struct broker *b, struct newreq *q, size_t first,
 	bool ok = top && strlen(top) == (plen ? plen : 1) &&
 		  strncmp(top, p0, strlen(top)) == 0 &&
 		  fd_mnt_id(anc) == fd_mnt_id(q->obj[first].fd) &&
-		  fd_within(anc, b->peer->root);
+		  fd_within(anc, r->caller.root);
 	char *where = NULL;
 	int err = 0;
 	snprintf(name, sizeof name, "g%d", k);
@@ -114,8 +115,9 @@ static int bind_group(struct broker *b, struct newreq *q, size_t first,
 }
 
 /* Every object gets its place in NEWROOT/.o: a group's, or its own. */
-static int bind_objects(struct broker *b, struct newreq *q)
+static int bind_objects(struct request *r, struct newreq *q)
 {
+	struct broker *b = r->b;
 	char *paths[MAXPATHS] = { 0 }, name[16];
 	bool mine[MAXPATHS];
 	int err = 0, k = 0;
@@ -133,7 +135,7 @@ static int bind_objects(struct broker *b, struct newreq *q)
 			n += mine[j];
 		}
 		if (n > 1 && mine[i])
-			err = bind_group(b, q, i, paths, mine, k++);
+			err = bind_group(r, q, i, paths, mine, k++);
 		if (!err && !q->obj[i].where) {
 			snprintf(name, sizeof name, "%zu", i);
 			err = bind_at(b, q->obj[i].fd, name, &q->obj[i].where);
@@ -197,8 +199,9 @@ static bool place(int root, int t, const char *path, const char *where)
 	return ok;
 }
 
-int newroot_layout(struct broker *b, struct newreq *q)
+int newroot_layout(struct request *r, struct newreq *q)
 {
+	struct broker *b = r->b;
 	char at[PATH_MAX];
 	snprintf(at, sizeof at, "%s/.o", b->newroot);
 	if (mkdir(at, 0700) < 0 && errno != EEXIST)
@@ -207,7 +210,7 @@ int newroot_layout(struct broker *b, struct newreq *q)
 	if ((q->tdir = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
 	int root = open(b->newroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	int err = root < 0 ? -errno : bind_objects(b, q);
+	int err = root < 0 ? -errno : bind_objects(r, q);
 	for (size_t i = 0; !err && i < q->nref; i++)
 		q->ref[i].placed = place(root, q->tdir, q->ref[i].path,
 					 q->obj[q->ref[i].obj].where);

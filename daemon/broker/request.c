@@ -19,18 +19,20 @@
 enum { RETRIES = 10 };         /* names read again while renames race us */
 
 /* The caller as the engine sees it; root's directory lives in *buf. */
-static int caller_of(struct broker *b, struct caller *c, char **buf)
+static int caller_of(struct request *r, struct caller *c, char **buf)
 {
-	c->privileged = b->peer->cap_admin;
+	struct broker *b = r->b;
+	c->privileged = r->caller.cap_admin;
 	c->ns = b->ns;
-	return fd_loc(b, b->peer->root, &c->root, buf);
+	return fd_loc(b, r->caller.root, &c->root, buf);
 }
 
 /* Executes the open plan and commits it, or abandons it: all or nothing. */
-static int apply(struct broker *b, int err)
+static int apply(struct request *r, int err)
 {
+	struct broker *b = r->b;
 	if (!err)
-		err = exec_plan(b);
+		err = exec_plan(r);
 	if (err) {
 		plan_abandon(&b->g);
 	} else {
@@ -45,142 +47,148 @@ static int apply(struct broker *b, int err)
  * options, no device) come before those of attaching it (EBUSY, ENOTDIR,
  * ENOSPC).  Its superblock says whether the graph has the filesystem
  * already (a device mounted again, sysfs). */
-static int mount_new(struct broker *b, const struct caller *c, struct loc at,
+static int mount_new(struct request *r, const struct caller *c, struct loc at,
 		     const char *source, const char *type, unsigned long ms,
 		     const char *data)
 {
+	struct broker *b = r->b;
 	struct stat st;
 	if (!type)
 		return -EINVAL;
-	int err = stage_new(b, source, type, ms, data);
+	int err = stage_new(r, source, type, ms, data);
 	if (err)
 		return err;
-	if (fstat(b->staged, &st) < 0) {
+	if (fstat(r->staged, &st) < 0) {
 		err = -errno;
-		unstage(b);
+		unstage(r);
 		return err;
 	}
 	struct fs *fs = fs_of_dev(b, st.st_dev);
 	if (!fs) {
 		fs = fs_new(&b->g, type, "");
-		fs_learn_kid(fs, fd_mnt_id(b->staged));
+		fs_learn_kid(fs, fd_mnt_id(r->staged));
 	}
 	fs->refs++;                /* ours, whatever the plan does */
 	plan_begin(&b->g);
-	err = apply(b, op_mount_fs(&b->g, c, at, fs, source ? source : "none",
+	err = apply(r, op_mount_fs(&b->g, c, at, fs, source ? source : "none",
 				   ms));
 	fs_put(fs);
-	unstage(b);
+	unstage(r);
 	return err;
 }
 
 /* BIND and MOVE: the source is looked up after the privilege check. */
-static int mount_two(struct broker *b, const struct caller *c, struct loc at,
+static int mount_two(struct request *r, const struct caller *c, struct loc at,
 		     const char *source, int kind, unsigned long ms)
 {
+	struct broker *b = r->b;
 	struct named from;
 	if (!source || !*source)
 		return kind == CALL_BIND ? -EINVAL : -ENOENT;
-	int err = resolve(b, source, RES_FOLLOW, &from);
+	int err = resolve(r, source, RES_FOLLOW, &from);
 	if (err)
 		return err;
-	b->source = &from;
+	r->source = &from;
 	plan_begin(&b->g);
-	err = apply(b, kind == CALL_MOVE ? op_move(&b->g, c, from.at, at) :
+	err = apply(r, kind == CALL_MOVE ? op_move(&b->g, c, from.at, at) :
 		    op_bind(&b->g, c, from.at, at, ms & LS_MS_REC));
-	b->source = NULL;
+	r->source = NULL;
 	named_free(&from);
 	return err;
 }
 
-static int mount_once(struct broker *b, const char *source, const char *target,
+static int mount_once(struct request *r, const char *source, const char *target,
 		      const char *type, const char *data, unsigned long ms)
 {
+	struct broker *b = r->b;
 	struct caller c;
 	struct named at;
 	char *rootbuf = NULL;
 	int kind, err;
 
-	if ((err = resolve(b, target, RES_FOLLOW, &at)))
+	if ((err = resolve(r, target, RES_FOLLOW, &at)))
 		return err;
-	b->target = &at;
+	r->target = &at;
 	if ((kind = mount_call(&ms)) < 0) {
 		err = kind;
-	} else if (!b->peer->cap_admin) {
+	} else if (!r->caller.cap_admin) {
 		err = -EPERM;
-	} else if (!(err = caller_of(b, &c, &rootbuf))) {
-		b->data = data;
+	} else if (!(err = caller_of(r, &c, &rootbuf))) {
+		r->data = data;
 		plan_begin(&b->g);
 		switch (kind) {
 		case CALL_REMOUNT_BIND:
 		case CALL_REMOUNT:
-			err = apply(b, op_remount(&b->g, &c, at.at, ms));
+			err = apply(r, op_remount(&b->g, &c, at.at, ms));
 			break;
 		case CALL_CHANGE:
-			err = apply(b, op_change(&b->g, &c, at.at, (int)ms));
+			err = apply(r, op_change(&b->g, &c, at.at, (int)ms));
 			break;
 		case CALL_BIND:
 		case CALL_MOVE:
 			plan_abandon(&b->g);
-			err = mount_two(b, &c, at.at, source, kind, ms);
+			err = mount_two(r, &c, at.at, source, kind, ms);
 			break;
 		default:
 			plan_abandon(&b->g);
-			err = mount_new(b, &c, at.at, source, type, ms, data);
+			err = mount_new(r, &c, at.at, source, type, ms, data);
 		}
-		b->data = NULL;
+		r->data = NULL;
 	}
-	b->target = NULL;
+	r->target = NULL;
 	named_free(&at);
 	free(rootbuf);
 	return err;
 }
 
-int call_mount(struct broker *b, const char *source, const char *target,
+int call_mount(struct request *r, const char *source, const char *target,
 	       const char *type, const char *data, unsigned long ms)
 {
+	struct broker *b = r->b;
 	if (!target)
 		return -EFAULT;
-	int err = mount_once(b, source, target, type, data, ms);
+	int err = mount_once(r, source, target, type, data, ms);
 	for (int i = 0; i < RETRIES && err == -EIO; i++) {
 		refresh_paths(b);
-		err = mount_once(b, source, target, type, data, ms);
+		err = mount_once(r, source, target, type, data, ms);
 	}
 	return err;
 }
 
-static int umount_once(struct broker *b, const char *target, int flags)
+static int umount_once(struct request *r, const char *target, int flags)
 {
+	struct broker *b = r->b;
 	struct caller c;
 	struct named at;
 	char *rootbuf = NULL;
-	int err = resolve(b, target, flags & LS_UMOUNT_NOFOLLOW ? RES_NOFOLLOW :
+	int err = resolve(r, target, flags & LS_UMOUNT_NOFOLLOW ? RES_NOFOLLOW :
 			  RES_FOLLOW, &at);
 	if (err)
 		return err;
-	b->target = &at;
-	if (!(err = caller_of(b, &c, &rootbuf))) {
-		b->busy_known = false;
+	r->target = &at;
+	if (!(err = caller_of(r, &c, &rootbuf))) {
+		r->busy_known = r->busy_all = false;
 		plan_begin(&b->g);
-		err = apply(b, op_umount(&b->g, &c, at.at, flags, busy, b));
+		err = apply(r, op_umount(&b->g, &c, at.at, flags, busy, r));
 	}
-	b->target = NULL;
+	r->target = NULL;
 	named_free(&at);
 	free(rootbuf);
 	return err;
 }
 
-int call_umount(struct broker *b, const char *target, int flags)
+int call_umount(struct request *r, const char *target, int flags)
 {
+	struct broker *b = r->b;
 	int err = op_umount_flags_ok(flags);
 	if (err)
 		return err;
 	if (!target)
 		return -EFAULT;
-	err = umount_once(b, target, flags);
+	err = umount_once(r, target, flags);
 	for (int i = 0; i < RETRIES && err == -EIO; i++) {
 		refresh_paths(b);
-		err = umount_once(b, target, flags);
+		err = umount_once(r, target, flags);
 	}
 	return err;
 }
@@ -189,32 +197,33 @@ int call_umount(struct broker *b, const char *target, int flags)
  * re-rooted by the shim with the descriptor *newroot of the new root (the
  * broker cannot chroot another process).  *cwd_too says whether the
  * caller's cwd was its root, which the kernel moves along. */
-int call_pivot_root(struct broker *b, const char *new_root,
+int call_pivot_root(struct request *r, const char *new_root,
 		    const char *put_old, int *newroot, bool *cwd_too)
 {
+	struct broker *b = r->b;
 	struct caller c;
 	struct named new = { .fd = -1 }, old = { .fd = -1 };
 	char *rootbuf = NULL, at[64];
-	struct stat a, r;
+	struct stat cw, rt;
 	int err;
 
-	if (!b->peer->cap_admin)
+	if (!r->caller.cap_admin)
 		return -EPERM;         /* before the paths are read */
 	if (!new_root || !put_old)
 		return -EFAULT;
-	if ((err = resolve(b, new_root, RES_FOLLOW, &new)) ||
-	    (err = resolve(b, put_old, RES_FOLLOW, &old)) ||
-	    (err = caller_of(b, &c, &rootbuf)))
+	if ((err = resolve(r, new_root, RES_FOLLOW, &new)) ||
+	    (err = resolve(r, put_old, RES_FOLLOW, &old)) ||
+	    (err = caller_of(r, &c, &rootbuf)))
 		goto out;
-	*cwd_too = fstat(b->peer->cwd, &a) == 0 &&
-		   fstat(b->peer->root, &r) == 0 && a.st_dev == r.st_dev &&
-		   a.st_ino == r.st_ino &&
-		   fd_mnt_id(b->peer->cwd) == fd_mnt_id(b->peer->root);
+	*cwd_too = fstat(r->caller.cwd, &cw) == 0 &&
+		   fstat(r->caller.root, &rt) == 0 && cw.st_dev == rt.st_dev &&
+		   cw.st_ino == rt.st_ino &&
+		   fd_mnt_id(r->caller.cwd) == fd_mnt_id(r->caller.root);
 	struct mount *nm = new.at.m;
-	b->target = &old;
+	r->target = &old;
 	plan_begin(&b->g);
-	err = apply(b, op_pivot_root(&b->g, &c, new.at, old.at));
-	b->target = NULL;
+	err = apply(r, op_pivot_root(&b->g, &c, new.at, old.at));
+	r->target = NULL;
 	if (!err) {
 		snprintf(at, sizeof at, "/proc/self/fd/%d", handle_of(b, nm)->fd);
 		*newroot = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -273,10 +273,11 @@ static int step(struct walk *w, const char *name, bool last, bool slash,
 
 /* Walks path for the current caller to an O_PATH descriptor and its
  * place in the graph (out->at, its directory in out->buf). */
-static int walk(struct broker *b, const char *path, int how,
+static int walk(struct request *r, const char *path, int how,
 		struct named *out)
 {
-	struct walk w = { .b = b, .p = b->peer };
+	struct broker *b = r->b;
+	struct walk w = { .b = b, .p = (&r->caller) };
 	struct stat st;
 	int err = 0;
 	if (!*path)
@@ -323,18 +324,6 @@ static int walk(struct broker *b, const char *path, int how,
 	return 0;
 }
 
-/* The path the kernel gives a descriptor now, malloc'ed. */
-char *fd_path(int fd)
-{
-	char proc[64], path[PATHMAX + 16];
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(proc, path, sizeof path - 1);
-	if (n < 0)
-		return NULL;
-	path[n] = '\0';
-	return strdup(path);
-}
-
 /* The place of the graph an O_PATH descriptor is at: its mount from the
  * kernel's mount id, its directory from where the kernel has it now
  * relative to where it has the mount's root now (both read the same way,
@@ -372,11 +361,11 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 }
 
 /* A caller's path as a place of the graph (the topmost mount there). */
-int resolve(struct broker *b, const char *path, int how, struct named *out)
+int resolve(struct request *r, const char *path, int how, struct named *out)
 {
 	out->fd = -1;
 	out->buf = NULL;
-	return walk(b, path, how, out);
+	return walk(r, path, how, out);
 }
 
 void named_free(struct named *n)

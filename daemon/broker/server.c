@@ -1,5 +1,6 @@
 /* server.c: the socket.  One request per connection (libshare_proto.h);
- * the caller's identity is read once, at accept, from the kernel.
+ * the caller's identity is read once, at accept, from the kernel; what it
+ * may ask is policy.c's to say.
  *
  * Bad input (short, long, wrong magic or version, field lengths that do
  * not add up, a NUL inside a field) is answered EINVAL and closes that
@@ -51,101 +52,6 @@ int server_listen(const char *addr)
 	return fd;
 }
 
-static void remember_root(struct broker *b)
-{
-	char proc[64], path[4200];
-	struct jail *j;
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", b->peer->root);
-	ssize_t n = readlink(proc, path, sizeof path - 1);
-	if (n <= 1)
-		return;                /* "/": the host, not a jail */
-	path[n] = '\0';
-	HASH_FIND_STR(b->jails, path, j);
-	if (j || !(j = calloc(1, sizeof *j)) || !(j->path = strdup(path))) {
-		free(j && !j->path ? j : NULL);
-		return;
-	}
-	HASH_ADD_KEYPTR(hh, b->jails, j->path, strlen(j->path), j);
-}
-
-/* The fields of a decoded request as strings (NULL when absent). */
-static int fields(const struct ls_req_view *q, char *f[LS_NFIELDS])
-{
-	for (int i = 0; i < LS_NFIELDS; i++)
-		if (q->field[i] && !(f[i] = strndup(q->field[i], q->len[i])))
-			return -ENOMEM;
-	return 0;
-}
-
-static int jails_text(struct broker *b, char *out, size_t size)
-{
-	size_t n = 0;
-	for (struct jail *j = b->jails; j; j = j->hh.next)
-		n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s\n",
-				      j->path);
-	return n < size ? (int)n : (int)size - 1;
-}
-
-/* Whether the caller's root is the host's: no jail. */
-static bool on_host(struct broker *b)
-{
-	struct loc l;
-	char *buf;
-	bool ok = fd_loc(b, b->peer->root, &l, &buf) == 0;
-	if (ok) {
-		ok = l.m == b->ns->root && strcmp(l.dir, l.m->root) == 0;
-		free(buf);
-	}
-	return ok;
-}
-
-/* Whether the caller may administer the broker: privileged, on the host. */
-static bool admin(struct broker *b)
-{
-	return b->peer->cap_admin && on_host(b);
-}
-
-static int dispatch(struct broker *b, const struct ls_request *r,
-		    char *f[LS_NFIELDS], char *text, int *ntext, int *fd)
-{
-	switch (r->op) {
-	case LS_OP_MOUNT:
-		return call_mount(b, f[0], f[1], f[2], f[3], r->arg);
-	case LS_OP_UMOUNT:
-		return call_umount(b, f[1], (int)r->arg);
-	case LS_OP_PIVOT_ROOT: {
-		bool cwd_too = false;
-		int err = call_pivot_root(b, f[0], f[1], fd, &cwd_too);
-		if (!err && cwd_too)
-			*ntext = snprintf(text, LS_REPLY_MAX, "cwd");
-		return err;
-	}
-	case LS_OP_CHROOT:
-		return 0;              /* the root is remembered already */
-	case LS_OP_STATUS:
-		*ntext = snprintf(text, LS_REPLY_MAX - 64,
-				  "sharebrokerd %d: %u mounts, %u jails\n",
-				  (int)getpid(), b->ns->count,
-				  HASH_COUNT(b->jails));
-		return 0;
-	case LS_OP_STOP:
-		if (!admin(b))
-			return -EPERM;
-		b->stop = true;
-		return 0;
-	case LS_OP_JAILS:
-		*ntext = jails_text(b, text, LS_REPLY_MAX - 64);
-		return 0;
-	case LS_OP_TREE:
-		return show_tree(b, f[1], fd);
-	case LS_OP_GRAPH:              /* host paths: not for a jail's eyes */
-		return on_host(b) ? show_graph(b, fd) : -EPERM;
-	case LS_OP_MOUNTTABLE:
-		return show_table(b, f[1], fd);
-	}
-	return -EINVAL;
-}
-
 /* The answer; a descriptor (pivot_root's new root, the file of a tree or
  * graph) rides along. */
 static void reply(int fd, uint16_t op, int err, const char *text, int n,
@@ -160,49 +66,50 @@ static void reply(int fd, uint16_t op, int err, const char *text, int n,
 		;
 }
 
+/* The fields of a decoded request as strings (NULL when absent). */
+static int fields(const struct ls_req_view *q, char *f[LS_NFIELDS])
+{
+	for (int i = 0; i < LS_NFIELDS; i++)
+		if (q->field[i] && !(f[i] = strndup(q->field[i], q->len[i])))
+			return -ENOMEM;
+	return 0;
+}
+
 /* One request on a connection that has one to read.  The credentials are
  * those of the process that connected, read at accept. */
 static void serve(struct broker *b, int fd, const struct ucred *cred)
 {
-	static char msg[LS_REQUEST_MAX + 1], text[LS_REPLY_MAX];
-	struct peer peer;
+	char *msg = malloc(LS_REQUEST_MAX + 1);
+	struct request r = { .b = b, .staged = -1,
+			     .caller = { .root = -1, .cwd = -1 } };
+	struct answer a = { .pass = -1 };
 	struct ls_req_view q;
 	char *f[LS_NFIELDS] = { 0 };
-	int ntext = 0, err, pass = -1;
-	ssize_t n = recv(fd, msg, sizeof msg, MSG_TRUNC | MSG_DONTWAIT);
-	const struct ls_request *r = (const void *)msg;
-	if (n <= 0)
-		return;                /* gone before it asked */
+	ssize_t n = msg ? recv(fd, msg, LS_REQUEST_MAX + 1,
+			       MSG_TRUNC | MSG_DONTWAIT) : -1;
+	if (n <= 0) {
+		free(msg);             /* gone before it asked */
+		return;
+	}
 	if (ls_req_decode(msg, (size_t)n, &q) < 0 || fields(&q, f) < 0) {
 		log_msg(LOG_WARNING, "pid %d: malformed request (%zd bytes)",
-			   (int)cred->pid, n);
-		reply(fd, 0, EINVAL, NULL, 0, -1);
-		goto out;
+			(int)cred->pid, n);
+		reply(fd, LS_OP_NONE, EINVAL, NULL, 0, -1);
+	} else {
+		int err = peer_identify(&r.caller, fd, cred->pid, (pid_t)q.tid,
+					cred->uid, cred->gid);
+		if (!err)
+			err = policy_serve(&r, q.op, q.arg, f, &a);
+		reply(fd, q.op, err, a.text, a.ntext, a.pass);
+		peer_close(&r.caller);
 	}
-	if ((err = peer_identify(&peer, fd, cred->pid, (pid_t)r->tid,
-				 cred->uid, cred->gid)) < 0) {
-		reply(fd, r->op, err, NULL, 0, -1);
-		goto out;
-	}
-	b->peer = &peer;
-	remember_root(b);
-	if (table_changed(b) && sync_table(b) > 0) {
-		log_msg(LOG_WARNING, "mounts changed behind the broker's back: "
-			   "the graph follows the kernel");
-		state_save(b);
-	}
-	err = dispatch(b, r, f, text, &ntext, &pass);
-	table_changed(b);          /* the broker's own changes */
-	log_msg(LOG_DEBUG, "pid %d op %u: %s", (int)cred->pid, r->op,
-		err ? strerror(-err) : "ok");
-	reply(fd, r->op, err, text, ntext, pass);
-	if (pass >= 0)
-		close(pass);
-	b->peer = NULL;
-	peer_close(&peer);
-out:
+	if (a.pass >= 0)
+		close(a.pass);
+	free(a.text);
+	free(r.busy_kids);
 	for (int i = 0; i < LS_NFIELDS; i++)
 		free(f[i]);
+	free(msg);
 }
 
 /* Connections that have not sent their request yet.  They wait in poll(),
@@ -247,8 +154,8 @@ static void take(int lfd, struct client *c, size_t *n)
 
 void server_loop(struct broker *b)
 {
-	static struct client c[MAXCLIENTS];
-	static struct pollfd p[MAXCLIENTS + 1];
+	struct client c[MAXCLIENTS];
+	struct pollfd p[MAXCLIENTS + 1];
 	size_t n = 0;
 	while (!b->stop) {
 		p[0] = (struct pollfd){ .fd = b->listen_fd, .events = POLLIN };

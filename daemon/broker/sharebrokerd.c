@@ -125,7 +125,6 @@ int main(int argc, char **argv)
 	int c, ready = -1, err;
 
 	b.state_dir = "/run/libshare";
-	b.staged = -1;
 	bool debug = getenv("LIBSHARE_DEBUG") != NULL;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
 		switch (c) {

@@ -65,14 +65,15 @@ static int text_done(FILE *f, int fd, int *pass)
 /* The tree as a process whose root is dir sees it, dir looked up like any
  * of the caller's paths (inside its root: a jail sees no more than its
  * own); without dir, as the caller itself sees it. */
-int show_tree(struct broker *b, const char *dir, int *pass)
+int show_tree(struct request *r, const char *dir, int *pass)
 {
+	struct broker *b = r->b;
 	struct named n = { .fd = -1 };
 	struct loc root;
 	char *buf = NULL;
 	FILE *f;
-	int err = dir ? resolve(b, dir, RES_FOLLOW, &n) :
-			fd_loc(b, b->peer->root, &root, &buf);
+	int err = dir ? resolve(r, dir, RES_FOLLOW, &n) :
+			fd_loc(b, r->caller.root, &root, &buf);
 	if (dir && !err)
 		root = n.at;
 	if (!err && root.file)
@@ -89,8 +90,9 @@ int show_tree(struct broker *b, const char *dir, int *pass)
 
 /* The propagation graph, with every jail the broker has seen: its root
  * found again from its path (NULL when the directory is gone). */
-int show_graph(struct broker *b, int *pass)
+int show_graph(struct request *r, int *pass)
 {
+	struct broker *b = r->b;
 	unsigned n = HASH_COUNT(b->jails), i = 0;
 	struct view *v = calloc(n + 1, sizeof *v);
 	char **bufs = calloc(n + 1, sizeof *bufs);
@@ -121,15 +123,16 @@ int show_graph(struct broker *b, int *pass)
 /* The caller's own mount table (semantics.md 1.5): mountinfo or the
  * /proc/mounts format, for its root as it is now, so that a mount that
  * just returned is listed. */
-int show_table(struct broker *b, const char *which, int *pass)
+int show_table(struct request *r, const char *which, int *pass)
 {
+	struct broker *b = r->b;
 	bool info = which && strcmp(which, "mountinfo") == 0;
 	struct loc root;
 	char *buf = NULL;
 	FILE *f;
 	if (!info && (!which || strcmp(which, "mounts") != 0))
 		return -EINVAL;
-	int err = fd_loc(b, b->peer->root, &root, &buf);
+	int err = fd_loc(b, r->caller.root, &root, &buf);
 	if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
 		int fd = err;
 		(info ? render_mountinfo : render_mounts)(&b->g, b->ns, root, f);

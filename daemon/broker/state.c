@@ -31,13 +31,12 @@ static int kid_of(const struct broker *b, const struct mount *m)
 /* Where the kernel has the mount held by h now. */
 static bool where(const struct handle *h, char *buf, size_t size)
 {
-	char proc[64];
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", h->fd);
-	ssize_t n = readlink(proc, buf, size - 1);
-	if (n < 0)
-		return false;
-	buf[n] = '\0';
-	return true;
+	char *path = fd_path(h->fd);
+	bool ok = path && strlen(path) < size;
+	if (ok)
+		strcpy(buf, path);
+	free(path);
+	return ok;
 }
 
 static void put_mount(const struct broker *b, FILE *f, const struct mount *m)

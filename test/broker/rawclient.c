@@ -7,10 +7,13 @@
  *             [--field-hex I=HEX]... [--len I=N]... [--extra N] [--pad-to N]
  *             [--short N] [--bad-magic] [--version N] [--raw-hex HEX]
  *             [--no-wait [--linger SECONDS]] [--silent SECONDS [--conns N]]
- *             [--handoff FILE]
+ *             [--handoff FILE] [--chroot DIR] [--uid N]
  *   rawclient [--socket ADDR] --listen [--count N]
  *
- * OP is a number or mount, umount, pivot_root, chroot, status, stop, jails.
+ * OP is a number or mount, umount, pivot_root, chroot, status, stop, jails,
+ * tree, graph, mounttable.  --chroot DIR and --uid N: first chroot into
+ * DIR, then drop to uid and gid N with no groups (a jailed, or
+ * unprivileged, caller).
  * Fields are absent unless given; --len overrides the length a field
  * declares (so lengths need not add up), --extra appends N bytes after the
  * fields, --pad-to N pads the whole message with 'x' to N bytes, --short N
@@ -35,6 +38,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -77,7 +81,8 @@ static const char *err_name(int e)
 static int op_of(const char *s)
 {
 	static const char *const names[] = { NULL, "mount", "umount",
-		"pivot_root", "chroot", "status", "stop", "jails" };
+		"pivot_root", "chroot", "status", "stop", "jails", "tree",
+		"graph", "mounttable" };
 	for (int i = 1; i < (int)(sizeof names / sizeof *names); i++)
 		if (strcmp(s, names[i]) == 0)
 			return i;
@@ -219,6 +224,8 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "conns", required_argument, NULL, 'C' },
 		{ "handoff", required_argument, NULL, 'H' },
+		{ "chroot", required_argument, NULL, 'R' },
+		{ "uid", required_argument, NULL, 'U' },
 		{ 0 }
 	};
 	static struct msg m;
@@ -227,6 +234,8 @@ int main(int argc, char **argv)
 	size_t len[LS_NFIELDS] = { 0 }, extra = 0, pad_to = 0, nraw = 0;
 	long cut = -1, count = -1, silent = -1, linger = 0, conns = 1;
 	const char *addr = getenv(LS_SOCKET_ENV), *rest, *handoff = NULL;
+	const char *jail = NULL;
+	long uid = -1;
 	bool wait = true, fake = false, have_raw = false;
 	int c, i;
 
@@ -266,10 +275,18 @@ int main(int argc, char **argv)
 		case 'c': count = strtol(optarg, NULL, 0); break;
 		case 'C': conns = strtol(optarg, NULL, 0); break;
 		case 'H': handoff = optarg; break;
+		case 'R': jail = optarg; break;
+		case 'U': uid = strtol(optarg, NULL, 10); break;
 		default: usage();
 		}
 	if (optind != argc)
 		usage();
+	if ((jail && (chroot(jail) < 0 || chdir("/") < 0)) ||
+	    (uid >= 0 && (setgroups(0, NULL) < 0 || setgid((gid_t)uid) < 0 ||
+			  setuid((uid_t)uid) < 0))) {
+		perror("rawclient");
+		return 2;
+	}
 	addr = ls_socket_name(addr);
 	if (fake)
 		return listen_fake(addr, count);

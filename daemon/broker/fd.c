@@ -1,0 +1,41 @@
+/* fd.c: what the kernel says of a descriptor: where it is now, and which
+ * mount it is on.  The one place that reads /proc/self/fd and fdinfo. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "broker.h"
+
+char *fd_path(int fd)
+{
+	char proc[64], path[PATH_MAX + 16];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(proc, path, sizeof path - 1);
+	if (n < 0)
+		return NULL;
+	path[n] = '\0';
+	return strdup(path);
+}
+
+int fdinfo_mnt_id(const char *fdinfo)
+{
+	char line[128];
+	int id = -1;
+	FILE *f = fopen(fdinfo, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "mnt_id: %d", &id) == 1)
+			break;
+	fclose(f);
+	return id;
+}
+
+int fd_mnt_id(int fd)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+	return fdinfo_mnt_id(path);
+}

@@ -1,0 +1,231 @@
+/* policy.c: who may ask what.  One row per operation, deny by default: an
+ * op that is not in the table, a field it does not take, or a caller it
+ * does not serve is refused before anything else happens.
+ *
+ *   ANYONE    every caller; what it learns is confined to its own root
+ *             (paths are looked up there, tables are rendered for it),
+ *             and the system calls apply the kernel's own privilege rule
+ *             in the kernel's order (ENOENT before EPERM)
+ *   ON_HOST   a caller whose root is the host's: the answer names host
+ *             paths (every jail's), which a jail must not learn
+ *   ADMIN     a privileged caller on the host's root: it changes the
+ *             broker itself
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "broker.h"
+
+enum who { ANYONE, ON_HOST, ADMIN };
+
+/* Field bits: 1 << i for field i of the request. */
+enum { F0 = 1, F1 = 2, F2 = 4, F3 = 8 };
+
+struct row {
+	uint16_t op;
+	const char *name;
+	unsigned allowed, required;
+	enum who who;
+	int (*serve)(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		     struct answer *a);
+};
+
+static int say(struct answer *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int say(struct answer *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	a->ntext = vasprintf(&a->text, fmt, ap);
+	va_end(ap);
+	if (a->ntext < 0) {
+		a->text = NULL;
+		a->ntext = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int serve_mount(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		    struct answer *a)
+{
+	(void)a;
+	return call_mount(r, f[0], f[1], f[2], f[3], arg);
+}
+
+static int serve_umount(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		     struct answer *a)
+{
+	(void)a;
+	return call_umount(r, f[1], (int)arg);
+}
+
+static int serve_pivot(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		    struct answer *a)
+{
+	bool cwd_too = false;
+	(void)arg;
+	int err = call_pivot_root(r, f[0], f[1], &a->pass, &cwd_too);
+	return !err && cwd_too ? say(a, "cwd") : err;
+}
+
+static int serve_chroot(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		     struct answer *a)
+{
+	(void)r, (void)arg, (void)f, (void)a;
+	return 0;              /* the root is remembered already */
+}
+
+static int serve_status(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		     struct answer *a)
+{
+	(void)arg, (void)f;
+	return say(a, "sharebrokerd %d: %u mounts, %u jails\n", (int)getpid(),
+		   r->b->ns->count, HASH_COUNT(r->b->jails));
+}
+
+static int serve_stop(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		   struct answer *a)
+{
+	(void)arg, (void)f, (void)a;
+	r->b->stop = true;
+	return 0;
+}
+
+static int serve_jails(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		    struct answer *a)
+{
+	size_t size = 1;
+	(void)arg, (void)f;
+	for (struct jail *j = r->b->jails; j; j = j->hh.next)
+		size += strlen(j->path) + 1;
+	if (!(a->text = malloc(size)))
+		return -ENOMEM;
+	a->text[0] = '\0';
+	for (struct jail *j = r->b->jails; j; j = j->hh.next)
+		strcat(strcat(a->text, j->path), "\n");
+	a->ntext = (int)strlen(a->text);
+	return 0;
+}
+
+static int serve_tree(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		   struct answer *a)
+{
+	(void)arg;
+	return show_tree(r, f[1], &a->pass);
+}
+
+static int serve_graph(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		    struct answer *a)
+{
+	(void)arg, (void)f;
+	return show_graph(r, &a->pass);
+}
+
+static int serve_table(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		    struct answer *a)
+{
+	(void)arg;
+	return show_table(r, f[1], &a->pass);
+}
+
+static const struct row rows[] = {
+	{ LS_OP_MOUNT, "mount", F0 | F1 | F2 | F3, 0, ANYONE, serve_mount },
+	{ LS_OP_UMOUNT, "umount", F1, 0, ANYONE, serve_umount },
+	{ LS_OP_PIVOT_ROOT, "pivot_root", F0 | F1, 0, ANYONE, serve_pivot },
+	{ LS_OP_CHROOT, "chroot", 0, 0, ANYONE, serve_chroot },
+	{ LS_OP_STATUS, "status", 0, 0, ANYONE, serve_status },
+	{ LS_OP_STOP, "stop", 0, 0, ADMIN, serve_stop },
+	{ LS_OP_JAILS, "jails", 0, 0, ADMIN, serve_jails },
+	{ LS_OP_TREE, "tree", F1, 0, ANYONE, serve_tree },
+	{ LS_OP_GRAPH, "graph", 0, 0, ON_HOST, serve_graph },
+	{ LS_OP_MOUNTTABLE, "mounttable", F1, F1, ANYONE, serve_table },
+};
+
+static const struct row *row_of(uint16_t op)
+{
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+		if (rows[i].op == op)
+			return &rows[i];
+	return NULL;
+}
+
+const char *policy_op_name(uint16_t op)
+{
+	const struct row *w = row_of(op);
+	return w ? w->name : "unknown";
+}
+
+/* Whether the caller's root is the host's: no jail. */
+static bool on_host(struct request *r)
+{
+	struct loc l;
+	char *buf;
+	bool ok = fd_loc(r->b, r->caller.root, &l, &buf) == 0;
+	if (ok) {
+		ok = l.m == r->b->ns->root && strcmp(l.dir, l.m->root) == 0;
+		free(buf);
+	}
+	return ok;
+}
+
+/* Whether the row lets this caller ask at all: 0, or the refusal. */
+static int admitted(struct request *r, const struct row *w,
+		    char *f[LS_NFIELDS])
+{
+	unsigned present = 0;
+	for (int i = 0; i < LS_NFIELDS; i++)
+		present |= f[i] ? 1u << i : 0;
+	if ((present & ~w->allowed) || (w->required & ~present))
+		return -EINVAL;
+	if (w->who == ADMIN && !r->caller.cap_admin)
+		return -EPERM;
+	if (w->who != ANYONE && !on_host(r))
+		return -EPERM;
+	return 0;
+}
+
+/* A root some caller has: sharectl jails lists them. */
+static void remember_root(struct request *r)
+{
+	char *path = fd_path(r->caller.root);
+	struct jail *j = NULL;
+	if (path && strcmp(path, "/") != 0)   /* "/": the host, not a jail */
+		HASH_FIND_STR(r->b->jails, path, j);
+	if (!path || strcmp(path, "/") == 0 || j ||
+	    !(j = calloc(1, sizeof *j))) {
+		free(path);
+		return;
+	}
+	j->path = path;
+	HASH_ADD_KEYPTR(hh, r->b->jails, j->path, strlen(j->path), j);
+}
+
+/* Serves request op for r's caller, by its row of the table. */
+int policy_serve(struct request *r, uint16_t op, uint64_t arg,
+		 char *f[LS_NFIELDS], struct answer *a)
+{
+	struct broker *b = r->b;
+	const struct row *w = row_of(op);
+	int err = w ? admitted(r, w, f) : -EINVAL;
+	if (err) {
+		log_msg(LOG_INFO, "refused %s from pid %d: %s",
+			policy_op_name(op), (int)r->caller.pid, strerror(-err));
+		return err;
+	}
+	remember_root(r);
+	if (table_changed(b) && sync_table(b) > 0) {
+		log_msg(LOG_WARNING, "mounts changed behind the broker's back: "
+			"the graph follows the kernel");
+		state_save(b);
+	}
+	err = w->serve(r, arg, f, a);
+	table_changed(b);          /* the broker's own changes */
+	log_msg(LOG_DEBUG, "pid %d %s: %s", (int)r->caller.pid, w->name,
+		err ? strerror(-err) : "ok");
+	return err;
+}
