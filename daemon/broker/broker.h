@@ -105,7 +105,6 @@ struct fs *fs_of_dev(const struct broker *b, dev_t dev);
 
 /* import.c */
 int import_table(struct broker *b, const char *mountinfo);
-char *unescape(char *s);
 int fs_learn_kid(struct fs *fs, int kid);
 int refresh_paths(struct broker *b);
 int sync_table(struct broker *b);

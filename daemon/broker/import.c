@@ -11,129 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "broker.h"
-
-/* mountinfo's octal escapes (\040 and friends), in place. */
-char *unescape(char *s)
-{
-	char *o = s;
-	for (char *i = s; *i; i++, o++)
-		if (i[0] == '\\' && i[1] >= '0' && i[1] <= '3' &&
-		    i[2] >= '0' && i[2] <= '7' && i[3] >= '0' && i[3] <= '7') {
-			*o = (char)((i[1] - '0') << 6 | (i[2] - '0') << 3 |
-				    (i[3] - '0'));
-			i += 3;
-		} else {
-			*o = *i;
-		}
-	*o = '\0';
-	return s;
-}
-
-struct entry {                 /* one line of mountinfo */
-	int id, parent;
-	char dev[32], *root, *mp, *opts, *type, *source, *sbopts;
-	bool propagates;       /* shared, master or unbindable */
-	bool guessed;          /* from /proc/mounts: id is not the kernel's */
-	bool top;              /* guessed: the last line at its mountpoint */
-	struct mount *m;
-};
-
-static bool has_opt(const char *list, const char *opt)
-{
-	size_t n = strlen(opt);
-	for (const char *p = list; p; p = strchr(p, ',')) {
-		p += *p == ',';
-		if (strncmp(p, opt, n) == 0 && (p[n] == ',' || !p[n]))
-			return true;
-	}
-	return false;
-}
-
-static unsigned mnt_flags_of(const char *o)
-{
-	static const struct { const char *name; unsigned f; } t[] = {
-		{ "ro", MNT_RDONLY }, { "nosuid", MNT_NOSUID },
-		{ "nodev", MNT_NODEV }, { "noexec", MNT_NOEXEC },
-		{ "noatime", MNT_NOATIME }, { "nodiratime", MNT_NODIRATIME },
-		{ "relatime", MNT_RELATIME }, { "nosymfollow", MNT_NOSYMFOLLOW },
-	};
-	unsigned f = 0;
-	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-		if (has_opt(o, t[i].name))
-			f |= t[i].f;
-	return f;
-}
-
-static unsigned sb_flags_of(const char *o)
-{
-	return (has_opt(o, "ro") ? SB_RDONLY : 0) |
-	       (has_opt(o, "sync") ? SB_SYNC : 0) |
-	       (has_opt(o, "dirsync") ? SB_DIRSYNC : 0) |
-	       (has_opt(o, "mand") ? SB_MAND : 0) |
-	       (has_opt(o, "lazytime") ? SB_LAZYTIME : 0);
-}
-
-/* Splits one line into e (pointing into it); -EINVAL when malformed. */
-static int parse_line(char *line, struct entry *e)
-{
-	char *f[32], *save = NULL;
-	int n = 0, dash = -1;
-	for (char *t = strtok_r(line, " \n", &save); t && n < 32;
-	     t = strtok_r(NULL, " \n", &save)) {
-		if (dash < 0 && n >= 6 && strcmp(t, "-") == 0)
-			dash = n;
-		f[n++] = t;
-	}
-	if (dash < 0 || n != dash + 4)
-		return -EINVAL;
-	memset(e, 0, sizeof *e);
-	e->id = atoi(f[0]);
-	e->parent = atoi(f[1]);
-	snprintf(e->dev, sizeof e->dev, "%s", f[2]);
-	e->root = unescape(f[3]);
-	e->mp = unescape(f[4]);
-	e->opts = f[5];
-	for (int i = 6; i < dash; i++)
-		e->propagates = true;  /* shared:N, master:N, unbindable */
-	e->type = unescape(f[dash + 1]);
-	e->source = unescape(f[dash + 2]);
-	e->sbopts = f[dash + 3];
-	return 0;
-}
-
-/* A line of /proc/mounts, where mountinfo is missing (before Linux
- * 2.6.26): no ids, parents or roots.  Ids are made up, each mount's parent
- * is the last earlier mount at or above its mountpoint, its root is taken
- * to be the filesystem's root, and block devices stand for superblocks. */
-static int parse_mounts_line(char *line, struct entry *e, struct entry *v,
-			     size_t i)
-{
-	char *f[6], *save = NULL;
-	int n = 0;
-	for (char *t = strtok_r(line, " \n", &save); t && n < 6;
-	     t = strtok_r(NULL, " \n", &save))
-		f[n++] = t;
-	if (n < 4)
-		return -EINVAL;
-	memset(e, 0, sizeof *e);
-	e->id = (int)i + 1;
-	e->guessed = true;
-	e->source = unescape(f[0]);
-	e->mp = unescape(f[1]);
-	e->type = unescape(f[2]);
-	e->opts = e->sbopts = f[3];
-	e->root = "/";
-	for (size_t j = i; j-- > 0; )
-		if (dir_under(e->mp, v[j].mp)) {
-			e->parent = v[j].id;
-			break;
-		}
-	if (strncmp(e->source, "/dev/", 5) == 0)
-		snprintf(e->dev, sizeof e->dev, "%s", e->source);
-	else
-		snprintf(e->dev, sizeof e->dev, "#%zu", i);
-	return 0;
-}
+#include "mtparse.h"
 
 static struct entry *find(struct entry *v, size_t n, int id)
 {
@@ -156,13 +34,6 @@ static char *dir_in(const struct entry *parent, const char *mp)
 	return d;
 }
 
-/* The kernel's superblock of an entry ("major:minor"). */
-static dev_t entry_dev(const struct entry *e)
-{
-	unsigned maj, min;
-	return sscanf(e->dev, "%u:%u", &maj, &min) == 2 ? makedev(maj, min) : 0;
-}
-
 /* A mount the broker can reach by its path gets a handle: the top of its
  * stack, when nothing covers it.  Others stay out of reach (logged). */
 static void hold(struct broker *b, struct entry *e)
@@ -177,9 +48,6 @@ static void hold(struct broker *b, struct entry *e)
 		   e->id, e->mp);
 	handle_put(b, e->m, -1, e->id, entry_dev(e));
 }
-
-static int read_lines(const char *path, char ***out, size_t *count);
-static void free_lines(char **lines, size_t n);
 
 /* What the kernel says of a superblock: its device, its flags, and the
  * filesystem's own options (field 11 of mountinfo without the flags the
@@ -218,7 +86,7 @@ int fs_learn_kid(struct fs *fs, int kid)
 	struct entry e;
 	int err = read_lines("/proc/self/mountinfo", &lines, &n);
 	for (size_t i = 0; !err && i < n; i++)
-		if (parse_line(lines[i], &e) == 0 && e.id == kid) {
+		if (mt_parse_line(lines[i], &e) == 0 && e.id == kid) {
 			fs_learn(fs, entry_dev(&e), e.sbopts);
 			break;
 		}
@@ -266,36 +134,6 @@ static int build(struct broker *b, struct entry *v, size_t n)
 /* Reads the kernel's table (mountinfo) into an empty graph.  A table in
  * which the kernel itself propagates is refused: kernel and broker must
  * never both propagate (docs/design.md, a kernel that already propagates). */
-/* The lines of a file, malloc'ed; -errno when it cannot be read. */
-static int read_lines(const char *path, char ***out, size_t *count)
-{
-	FILE *f = fopen(path, "re");
-	char *line = NULL, **lines = NULL;
-	size_t cap = 0, n = 0;
-	if (!f)
-		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		char **nl = realloc(lines, (n + 1) * sizeof *lines);
-		if (!nl)
-			break;
-		lines = nl;
-		lines[n++] = line;
-		line = NULL;
-	}
-	free(line);
-	fclose(f);
-	*out = lines;
-	*count = n;
-	return 0;
-}
-
-static void free_lines(char **lines, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(lines[i]);
-	free(lines);
-}
-
 /* The kernel's table now, each entry with the graph's mount of its id
  * (NULL for one the graph lacks); the entries point into *lines.  NULL
  * (and no lines) when it cannot be read. */
@@ -310,7 +148,7 @@ static struct entry *read_table(struct broker *b, char ***lines, size_t *n)
 		*n = 0;
 	}
 	for (size_t i = 0; v && i < *n; i++)
-		if (parse_line((*lines)[i], &v[i]) == 0)
+		if (mt_parse_line((*lines)[i], &v[i]) == 0)
 			v[i].m = mount_of_kid(b, v[i].id);
 	return v;
 }
@@ -421,8 +259,8 @@ int import_table(struct broker *b, const char *mountinfo)
 		return err;
 	v = calloc(n ? n : 1, sizeof *v);
 	for (size_t i = 0; v && !err && i < n; i++)
-		if ((err = mounts ? parse_mounts_line(lines[i], &v[i], v, i) :
-			   parse_line(lines[i], &v[i])) == 0 && v[i].propagates) {
+		if ((err = mounts ? mt_parse_mounts_line(lines[i], &v[i], v, i) :
+			   mt_parse_line(lines[i], &v[i])) == 0 && v[i].propagates) {
 			fprintf(stderr, "sharebrokerd: the kernel already "
 				"propagates mount %d (%s); run the broker where "
 				"every mount is private (mount --make-rprivate /, "

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <sys/sysmacros.h>
 #include "broker.h"
+#include "mtparse.h"
 
 #define MAGIC "libshare-state 2"
 

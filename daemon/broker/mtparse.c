@@ -1,0 +1,161 @@
+/* mtparse.c: the kernel's mount table as text: /proc/self/mountinfo, and
+ * /proc/mounts before Linux 2.6.26.  Parsing only, no system call but
+ * reading a file; test/unit/mtparse-test.c checks it on golden files.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include "mtparse.h"
+
+/* mountinfo's octal escapes (\040 and friends), in place. */
+char *unescape(char *s)
+{
+	char *o = s;
+	for (char *i = s; *i; i++, o++)
+		if (i[0] == '\\' && i[1] >= '0' && i[1] <= '3' &&
+		    i[2] >= '0' && i[2] <= '7' && i[3] >= '0' && i[3] <= '7') {
+			*o = (char)((i[1] - '0') << 6 | (i[2] - '0') << 3 |
+				    (i[3] - '0'));
+			i += 3;
+		} else {
+			*o = *i;
+		}
+	*o = '\0';
+	return s;
+}
+
+static bool has_opt(const char *list, const char *opt)
+{
+	size_t n = strlen(opt);
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		p += *p == ',';
+		if (strncmp(p, opt, n) == 0 && (p[n] == ',' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
+unsigned mnt_flags_of(const char *o)
+{
+	static const struct { const char *name; unsigned f; } t[] = {
+		{ "ro", MNT_RDONLY }, { "nosuid", MNT_NOSUID },
+		{ "nodev", MNT_NODEV }, { "noexec", MNT_NOEXEC },
+		{ "noatime", MNT_NOATIME }, { "nodiratime", MNT_NODIRATIME },
+		{ "relatime", MNT_RELATIME }, { "nosymfollow", MNT_NOSYMFOLLOW },
+	};
+	unsigned f = 0;
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (has_opt(o, t[i].name))
+			f |= t[i].f;
+	return f;
+}
+
+unsigned sb_flags_of(const char *o)
+{
+	return (has_opt(o, "ro") ? SB_RDONLY : 0) |
+	       (has_opt(o, "sync") ? SB_SYNC : 0) |
+	       (has_opt(o, "dirsync") ? SB_DIRSYNC : 0) |
+	       (has_opt(o, "mand") ? SB_MAND : 0) |
+	       (has_opt(o, "lazytime") ? SB_LAZYTIME : 0);
+}
+
+/* Splits one line into e (pointing into it); -EINVAL when malformed. */
+int mt_parse_line(char *line, struct entry *e)
+{
+	char *f[32], *save = NULL;
+	int n = 0, dash = -1;
+	for (char *t = strtok_r(line, " \n", &save); t && n < 32;
+	     t = strtok_r(NULL, " \n", &save)) {
+		if (dash < 0 && n >= 6 && strcmp(t, "-") == 0)
+			dash = n;
+		f[n++] = t;
+	}
+	if (dash < 0 || n != dash + 4)
+		return -EINVAL;
+	memset(e, 0, sizeof *e);
+	e->id = atoi(f[0]);
+	e->parent = atoi(f[1]);
+	snprintf(e->dev, sizeof e->dev, "%s", f[2]);
+	e->root = unescape(f[3]);
+	e->mp = unescape(f[4]);
+	e->opts = f[5];
+	for (int i = 6; i < dash; i++)
+		e->propagates = true;  /* shared:N, master:N, unbindable */
+	e->type = unescape(f[dash + 1]);
+	e->source = unescape(f[dash + 2]);
+	e->sbopts = f[dash + 3];
+	return 0;
+}
+
+/* A line of /proc/mounts, where mountinfo is missing (before Linux
+ * 2.6.26): no ids, parents or roots.  Ids are made up, each mount's parent
+ * is the last earlier mount at or above its mountpoint, its root is taken
+ * to be the filesystem's root, and block devices stand for superblocks. */
+int mt_parse_mounts_line(char *line, struct entry *e, struct entry *v,
+			     size_t i)
+{
+	char *f[6], *save = NULL;
+	int n = 0;
+	for (char *t = strtok_r(line, " \n", &save); t && n < 6;
+	     t = strtok_r(NULL, " \n", &save))
+		f[n++] = t;
+	if (n < 4)
+		return -EINVAL;
+	memset(e, 0, sizeof *e);
+	e->id = (int)i + 1;
+	e->guessed = true;
+	e->source = unescape(f[0]);
+	e->mp = unescape(f[1]);
+	e->type = unescape(f[2]);
+	e->opts = e->sbopts = f[3];
+	e->root = "/";
+	for (size_t j = i; j-- > 0; )
+		if (dir_under(e->mp, v[j].mp)) {
+			e->parent = v[j].id;
+			break;
+		}
+	if (strncmp(e->source, "/dev/", 5) == 0)
+		snprintf(e->dev, sizeof e->dev, "%s", e->source);
+	else
+		snprintf(e->dev, sizeof e->dev, "#%zu", i);
+	return 0;
+}
+
+/* The kernel's superblock of an entry ("major:minor"). */
+dev_t entry_dev(const struct entry *e)
+{
+	unsigned maj, min;
+	return sscanf(e->dev, "%u:%u", &maj, &min) == 2 ? makedev(maj, min) : 0;
+}
+
+/* The lines of a file, malloc'ed; -errno when it cannot be read. */
+int read_lines(const char *path, char ***out, size_t *count)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL, **lines = NULL;
+	size_t cap = 0, n = 0;
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		char **nl = realloc(lines, (n + 1) * sizeof *lines);
+		if (!nl)
+			break;
+		lines = nl;
+		lines[n++] = line;
+		line = NULL;
+	}
+	free(line);
+	fclose(f);
+	*out = lines;
+	*count = n;
+	return 0;
+}
+
+void free_lines(char **lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}

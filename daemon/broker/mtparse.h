@@ -1,0 +1,34 @@
+/* mtparse.h: the kernel's mount table as text (mtparse.c). */
+#ifndef LS_MTPARSE_H
+#define LS_MTPARSE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "engine.h"
+
+struct entry {                 /* one line of mountinfo */
+	int id, parent;
+	char dev[32], *root, *mp, *opts, *type, *source, *sbopts;
+	bool propagates;       /* shared, master or unbindable */
+	bool guessed;          /* from /proc/mounts: id is not the kernel's */
+	bool top;              /* guessed: the last line at its mountpoint */
+	struct mount *m;
+};
+
+/* mountinfo's octal escapes (\040 and friends), undone in place. */
+char *unescape(char *s);
+/* Per-mount flags (MNT_*) and superblock flags (SB_*) named in options. */
+unsigned mnt_flags_of(const char *opts);
+unsigned sb_flags_of(const char *opts);
+/* One mountinfo line into e, pointing into line; -EINVAL if malformed. */
+int mt_parse_line(char *line, struct entry *e);
+/* Line i of /proc/mounts, v holding lines 0..i-1 parsed already. */
+int mt_parse_mounts_line(char *line, struct entry *e, struct entry *v,
+			 size_t i);
+/* The superblock of an entry ("major:minor"), or 0. */
+dev_t entry_dev(const struct entry *e);
+/* The lines of a file, malloc'ed; -errno when it cannot be read. */
+int read_lines(const char *path, char ***out, size_t *count);
+void free_lines(char **lines, size_t n);
+
+#endif
