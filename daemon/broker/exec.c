@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,11 +53,15 @@ static int open_loc(struct request *r, struct mount *m, const char *dir,
 			rel++;
 		if (!*rel)
 			break;
-		size_t n = strcspn(rel, "/");
-		char name[n + 1];
-		memcpy(name, rel, n);
-		name[n] = '\0';
-		rel += n;
+		size_t len = strcspn(rel, "/");
+		char name[NAME_MAX + 1];
+		if (len > NAME_MAX) {
+			err = -ENAMETOOLONG;
+			break;
+		}
+		memcpy(name, rel, len);
+		name[len] = '\0';
+		rel += len;
 		bool last = !rel[strspn(rel, "/")];
 		int fd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		struct stat st;

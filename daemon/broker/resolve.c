@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,7 +298,11 @@ static int walk(struct request *r, const char *path, int how,
 		if (!*s)
 			break;
 		size_t n = strcspn(s, "/");
-		char name[n + 1];
+		char name[NAME_MAX + 1];
+		if (n > NAME_MAX) {
+			err = -ENAMETOOLONG;
+			break;
+		}
 		memcpy(name, s, n);
 		name[n] = '\0';
 		const char *after = s + n;
@@ -305,8 +310,7 @@ static int walk(struct request *r, const char *path, int how,
 		while (*after == '/')
 			after++;
 		w.pos = (size_t)(after - w.rest);
-		err = n > 255 ? -ENAMETOOLONG :
-		      step(&w, name, !*after, slash, how);
+		err = step(&w, name, !*after, slash, how);
 	}
 	free(w.rest);
 	if (!err && fstat(w.cur, &st) < 0)

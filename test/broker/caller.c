@@ -67,6 +67,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "caller.h"
 
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256
@@ -93,13 +94,13 @@ static void usage(void)
 	exit(2);
 }
 
-static void die(const char *what)
+void die(const char *what)
 {
 	fprintf(stderr, "caller: %s: %s\n", what, strerror(errno));
 	exit(125);
 }
 
-static const char *err_name(int e)
+const char *err_name(int e)
 {
 	return e ? strerrorname_np(e) : "0";
 }
@@ -148,10 +149,7 @@ static char *expand(const char *s, int worker)
 	return out;
 }
 
-static void report(int worker, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void report(int worker, const char *fmt, ...)
+void report(int worker, const char *fmt, ...)
 {
 	char line[4300];
 	int n = 0;
@@ -190,72 +188,6 @@ static int do_umount(char *a[2])
 	int f = (int)flags_of(a[1] ? a[1] : "0");
 	long rc = opt.raw ? syscall(SYS_umount2, a[0], f) : umount2(a[0], f);
 	return rc < 0 ? errno : 0;
-}
-
-static void swap(char *a[3])
-{
-	time_t end = time(NULL) + atol(a[2] ? a[2] : "1");
-	long n = 0;
-	while (time(NULL) < end)
-		for (int i = 0; i < 1000; i++, n++)
-			if (renameat2(AT_FDCWD, a[0], AT_FDCWD, a[1],
-				      RENAME_EXCHANGE) < 0)
-				die("renameat2");
-	report(-1, "swap %ld", n);
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in dir, sorted, joined by spaces; the errno name on failure. */
-static void list_dir(int worker, const char *dir)
-{
-	char line[4096] = "", *names[256];
-	size_t n = 0, len = 0;
-	struct dirent *d;
-	DIR *D = opendir(dir);
-	if (!D) {
-		report(worker, "ls %s = %s", dir, err_name(errno));
-		return;
-	}
-	while ((d = readdir(D)) && n < 256)
-		if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0)
-			names[n++] = strdup(d->d_name);
-	closedir(D);
-	qsort(names, n, sizeof *names, by_name);
-	for (size_t i = 0; i < n; i++) {
-		len += (size_t)snprintf(line + len, len < sizeof line ?
-					sizeof line - len : 0, "%s%s",
-					i ? " " : "", names[i]);
-		free(names[i]);
-	}
-	report(worker, "ls %s = %s", dir, line);
-}
-
-static void cat_file(int worker, const char *path)
-{
-	char line[1024] = "";
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		report(worker, "cat %s = %s", path, err_name(errno));
-		return;
-	}
-	if (!fgets(line, sizeof line, f))
-		line[0] = '\0';
-	fclose(f);
-	line[strcspn(line, "\n")] = '\0';
-	report(worker, "cat %s = %s", path, line);
-}
-
-static void show_cwd(int worker)
-{
-	char buf[4096];
-	if (getcwd(buf, sizeof buf))
-		report(worker, "cwd = %s", buf);
-	else
-		report(worker, "cwd = %s", err_name(errno));
 }
 
 /* Verbs that end a mount step without DATA. */
@@ -371,7 +303,9 @@ static void run(void)
 			die("pthread_create");
 		pthread_join(t, NULL);
 	} else if (opt.threads > 0) {
-		pthread_t t[opt.threads];
+		pthread_t t[MAXTHREADS];
+		if (opt.threads > MAXTHREADS)
+			opt.threads = MAXTHREADS;
 		for (int i = 0; i < opt.threads; i++)
 			if ((errno = pthread_create(&t[i], NULL, worker_main,
 						    (void *)(long)i)))

@@ -15,7 +15,6 @@
  *          mount-read SRC DIR  mount(SRC, DIR, tmpfs) then print
  *                              /proc/self/mountinfo
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <mntent.h>
