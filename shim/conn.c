@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include "shim.h"
 
 /* Under AT_SECURE (setuid and setgid programs, file capabilities) the
@@ -32,6 +33,47 @@ static int secure(void)
 static const char *env(const char *name)
 {
 	return secure() ? NULL : getenv(name);
+}
+
+/* How long a call waits for the broker's answer: LIBSHARE_TIMEOUT
+ * seconds (0: for ever), SHIM_TIMEOUT by default.  A broker stuck on one
+ * mount (a FUSE server that never answers) must not hang every program
+ * that asks it something; the call fails with ETIMEDOUT instead. */
+static long timeout_ms(void)
+{
+	const char *s = env("LIBSHARE_TIMEOUT");
+	char *end;
+	long t = s && *s ? strtol(s, &end, 10) : -1;
+	if (t < 0 || *end || t > 24 * 3600)
+		t = SHIM_TIMEOUT;
+	return t * 1000;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts = { 0, 0 };
+	shim_raw(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&ts, 0, 0, 0, 0);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits for the reply until deadline (ms, 0: none); a signal restarts the
+ * wait, not the clock. */
+static long recv_until(int fd, struct msghdr *mh, long deadline)
+{
+	long n;
+	do {
+		if (deadline) {
+			long left = deadline - now_ms();
+			struct timeval tv = { left / 1000, left % 1000 * 1000 };
+			if (left <= 0)
+				return -ETIMEDOUT;
+			shim_raw(SYS_setsockopt, fd, SOL_SOCKET, SO_RCVTIMEO,
+				 (long)&tv, sizeof tv, 0);
+		}
+		n = shim_raw(SYS_recvmsg, fd, (long)mh, LS_REP_RECV_FLAGS, 0,
+			     0, 0);
+	} while (n == -EINTR || (n == -EAGAIN && deadline));
+	return n;
 }
 
 int shim_fallback_native(void)
@@ -90,7 +132,7 @@ static int send_request(int fd, const struct ls_req_view *q)
  * along (pivot_root's new root, a mount table) in a->fd; every other
  * descriptor that came, and that one when the caller wants none, is
  * closed here, never left open in the program. */
-static int recv_reply(int fd, uint16_t op, struct shim_ans *a)
+static int recv_reply(int fd, uint16_t op, struct shim_ans *a, long deadline)
 {
 	struct ls_rep_in in;
 	struct ls_rep_view rep;
@@ -98,12 +140,10 @@ static int recv_reply(int fd, uint16_t op, struct shim_ans *a)
 	long n;
 	int ret, keep;
 	ls_rep_expect(&in, a ? a->text : spare, a ? sizeof a->text - 1 : 0);
-	do
-		n = shim_raw(SYS_recvmsg, fd, (long)&in.mh, LS_REP_RECV_FLAGS,
-			     0, 0, 0);
-	while (n == -EINTR);
+	n = recv_until(fd, &in.mh, deadline);
 	/* n <= 0: it hung up without an answer, no broker after all */
-	ret = n > 0 ? ls_rep_decode(&in, (size_t)n, op, &rep) : SHIM_NOBROKER;
+	ret = n > 0 ? ls_rep_decode(&in, (size_t)n, op, &rep) :
+	      n == -ETIMEDOUT ? -ETIMEDOUT : SHIM_NOBROKER;
 	keep = ret == 0 && a ? rep.fd : -1;
 	for (int i = 0; i < in.nfd; i++)
 		if (in.fds[i] != keep)
@@ -117,6 +157,8 @@ static int recv_reply(int fd, uint16_t op, struct shim_ans *a)
 
 int shim_call_ans(const struct ls_req_view *q, struct shim_ans *a)
 {
+	long t = timeout_ms();
+	long deadline = t ? now_ms() + t : 0;
 	int fd = broker_connect(), ret;
 	if (a)
 		a->fd = -1;
@@ -124,7 +166,7 @@ int shim_call_ans(const struct ls_req_view *q, struct shim_ans *a)
 		return SHIM_NOBROKER;
 	ret = send_request(fd, q);
 	if (ret == 0)
-		ret = recv_reply(fd, q->op, a);
+		ret = recv_reply(fd, q->op, a, deadline);
 	shim_raw(SYS_close, fd, 0, 0, 0, 0, 0);
 	return ret;
 }

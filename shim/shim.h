@@ -65,8 +65,12 @@ static inline long shim_ret(long r)
  * positive, so that it cannot be taken for 0 or a -errno. */
 #define SHIM_NOBROKER 1
 
-/* The broker's answer (0 or -errno), -EIO for a malformed reply, or
- * SHIM_NOBROKER. */
+/* Seconds a call waits for the broker's answer unless LIBSHARE_TIMEOUT
+ * says otherwise (0: for ever); then it fails with ETIMEDOUT. */
+#define SHIM_TIMEOUT 60
+
+/* The broker's answer (0 or -errno), -EIO for a malformed reply,
+ * -ETIMEDOUT when none came in time, or SHIM_NOBROKER. */
 int shim_call(const struct ls_req_view *q);
 /* The same, keeping what comes with the answer: its text and a descriptor
  * (fd -1 when none came; the caller closes it). */

@@ -53,17 +53,20 @@ int server_listen(const char *addr)
 }
 
 /* The answer; a descriptor (pivot_root's new root, the file of a tree or
- * graph) rides along. */
-static void reply(int fd, uint16_t op, int err, const char *text, int n,
+ * graph) rides along.  False when the caller is gone: it gave up waiting
+ * (the shim's LIBSHARE_TIMEOUT) or died. */
+static bool reply(int fd, uint16_t op, int err, const char *text, int n,
 		  int pass)
 {
 	struct ls_rep_view a = { op, err < 0 ? -err : err, text, (uint32_t)n,
 				 pass };
 	struct ls_rep_out o;
+	ssize_t sent;
 	if (ls_rep_encode(&o, &a) < 0)
-		return;        /* no client would take it: it sees a hang-up */
-	while (sendmsg(fd, &o.mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
+		return true;   /* no client would take it: it sees a hang-up */
+	while ((sent = sendmsg(fd, &o.mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
 		;
+	return sent >= 0;
 }
 
 /* The fields of a decoded request as strings (NULL when absent). */
@@ -100,7 +103,12 @@ static void serve(struct broker *b, int fd, const struct ucred *cred)
 					cred->uid, cred->gid);
 		if (!err)
 			err = policy_serve(&r, q.op, q.arg, f, &a);
-		reply(fd, q.op, err, a.text, a.ntext, a.pass);
+		if (!reply(fd, q.op, err, a.text, a.ntext, a.pass))
+			log_msg(LOG_WARNING, "pid %d gave up waiting for its "
+				"%s, or died: %s", (int)cred->pid,
+				policy_op_name(q.op), err == -ESRCH ?
+				"it was gone before it was served, nothing done" :
+				err ? strerror(-err) : "it was done");
 		peer_close(&r.caller);
 	}
 	if (a.pass >= 0)

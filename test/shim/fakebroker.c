@@ -23,7 +23,8 @@
  * The answer depends on the last component of field 1 (the target):
  * EPERM, ENOENT, EBUSY answer that errno; BADMAGIC, BADOP, BADLEN,
  * BADERRNO, SHORT send a malformed reply of that kind; HANGUP closes
- * without a reply; TEXT answers 0 followed by text.  Anything else, and
+ * without a reply; SILENT never answers (it waits, up to 30 seconds, for
+ * the client to hang up); TEXT answers 0 followed by text.  Anything else, and
  * STATUS, answers 0 (STATUS with the text "fake").  MOUNTTABLE requests
  * are answered ENOSYS and not logged: the shim then opens the real file.
  * Well-formed replies are the codec's; the malformed ones are its output
@@ -31,6 +32,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +116,11 @@ static void answer(int fd, const struct ls_req_view *q)
 	struct ls_rep_out o;
 	if (rule(q, "HANGUP"))
 		return;
+	if (rule(q, "SILENT")) {       /* a broker stuck on something */
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		poll(&p, 1, 30000);
+		return;
+	}
 	a.error = rule(q, "EPERM") ? EPERM : rule(q, "ENOENT") ? ENOENT :
 		  rule(q, "EBUSY") ? EBUSY : 0;
 	if (rule(q, "TEXT") || q->op == LS_OP_STATUS) {
