@@ -90,7 +90,12 @@ struct ls_request {
 				      have its own); the broker takes it only
 				      from the process that connected: 0 for
 				      that process's own */
-	uint32_t reserved;         /* 0, or the request is malformed */
+	uint32_t fd1;              /* the number of the client's descriptor
+				      of this connection, plus one (0: not
+				      said): the broker checks that the
+				      process that connected holds the
+				      connection there, rather than look
+				      through all its descriptors */
 	/* then the present fields, back to back, without terminators; the
 	 * message length is exactly the header plus their sum */
 };

@@ -79,6 +79,7 @@ struct ls_req_view {
 	uint16_t op;                     /* enum ls_op, never LS_OP_NONE */
 	uint64_t arg;
 	uint32_t tid;
+	uint32_t fd1;                    /* see struct ls_request */
 	const char *field[LS_NFIELDS];   /* NULL: absent */
 	uint32_t len[LS_NFIELDS];        /* bytes of each present field */
 };
@@ -101,14 +102,14 @@ static inline int ls_field_ok(const char *f, uint32_t len)
 }
 
 /* q as a request in o; -EINVAL for one that ls_req_decode() would
- * refuse.  The tid is the caller's to fill in. */
+ * refuse.  The tid and fd1 are the caller's to fill in. */
 static inline int ls_req_encode(struct ls_req_out *o,
 				const struct ls_req_view *q)
 {
 	if (q->op == LS_OP_NONE)
 		return -EINVAL;
 	o->h = (struct ls_request){ LS_MAGIC, LS_VERSION, q->op, q->arg,
-				    { 0 }, q->tid, 0 };
+				    { 0 }, q->tid, q->fd1 };
 	o->v[0] = (struct iovec){ &o->h, sizeof o->h };
 	o->mh = (struct msghdr){ .msg_iov = o->v, .msg_iovlen = 1 };
 	o->size = sizeof o->h;
@@ -143,9 +144,10 @@ static inline int ls_req_decode(const void *msg, size_t n,
 	memcpy(&h, msg, sizeof h);
 	p = (const char *)msg + sizeof h;
 	if (h.magic != LS_MAGIC || h.version != LS_VERSION ||
-	    h.op == LS_OP_NONE || h.reserved != 0)
+	    h.op == LS_OP_NONE)
 		return -EINVAL;
-	*q = (struct ls_req_view){ .op = h.op, .arg = h.arg, .tid = h.tid };
+	*q = (struct ls_req_view){ .op = h.op, .arg = h.arg, .tid = h.tid,
+				   .fd1 = h.fd1 };
 	left = n - sizeof h;
 	for (int i = 0; i < LS_NFIELDS; i++) {
 		if (h.len[i] == LS_ABSENT)

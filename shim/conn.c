@@ -118,6 +118,7 @@ static int send_request(int fd, const struct ls_req_view *q)
 	struct ls_req_out o;
 	long r;
 	t.tid = (uint32_t)shim_raw(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	t.fd1 = (uint32_t)fd + 1;
 	if (ls_req_encode(&o, &t) < 0)
 		return -EINVAL;
 	do

@@ -111,8 +111,9 @@ int sync_table(struct broker *b);
 bool table_changed(struct broker *b);
 
 /* identity.c */
-int peer_identify(struct peer *p, int sock, pid_t pid, pid_t tid, uid_t uid,
-		  gid_t gid);
+struct ucred;
+int peer_identify(struct peer *p, int sock, const struct ucred *cred,
+		  pid_t tid, uint32_t fd1);
 void peer_close(struct peer *p);
 
 /* resolve.c */

@@ -169,15 +169,27 @@ static ino_t peer_inode(int sock)
 	return peer;
 }
 
-/* Whether process pid holds the socket inode ino among its descriptors. */
-static bool holds(pid_t pid, ino_t ino)
+/* Whether process pid holds the socket inode ino at its descriptor fd1 -
+ * 1, as the client says it does; a client that does not say (fd1 0) is
+ * looked for among its first SCAN_MAX descriptors only, so that a caller
+ * with thousands of them cannot make every other caller wait. */
+enum { SCAN_MAX = 1024 };
+
+static bool holds(pid_t pid, ino_t ino, uint32_t fd1)
 {
 	char path[64], link[64], want[40];
 	bool found = false;
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	int seen = 0;
 	snprintf(want, sizeof want, "socket:[%lu]", (unsigned long)ino);
+	if (fd1) {
+		snprintf(path, sizeof path, "/proc/%d/fd/%u", (int)pid, fd1 - 1);
+		ssize_t n = readlink(path, link, sizeof link - 1);
+		return n > 0 && (link[n] = '\0', strcmp(link, want) == 0);
+	}
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
 	DIR *d = opendir(path);
-	for (struct dirent *e; d && !found && (e = readdir(d)); ) {
+	for (struct dirent *e; d && !found && seen++ < SCAN_MAX &&
+	     (e = readdir(d)); ) {
 		char fd[330];
 		snprintf(fd, sizeof fd, "%s/%s", path, e->d_name);
 		ssize_t n = readlink(fd, link, sizeof link - 1);
@@ -193,14 +205,14 @@ static bool holds(pid_t pid, ino_t ino)
 
 /* Reads who is at the other end of sock: -ESRCH when the process that
  * connected is gone or pid now names another process. */
-int peer_identify(struct peer *p, int sock, pid_t pid, pid_t tid, uid_t uid,
-		  gid_t gid)
+int peer_identify(struct peer *p, int sock, const struct ucred *cred,
+		  pid_t tid, uint32_t fd1)
 {
 	ino_t end = peer_inode(sock);
-	if (end && !holds(pid, end))
+	if (end && !holds(cred->pid, end, fd1))
 		return -ESRCH;
-	int err = peer_read(p, pid, tid, uid, gid);
-	if (!err && end && !holds(pid, end)) {
+	int err = peer_read(p, cred->pid, tid, cred->uid, cred->gid);
+	if (!err && end && !holds(cred->pid, end, fd1)) {
 		peer_close(p);
 		err = -ESRCH;
 	}

@@ -99,8 +99,8 @@ static void serve(struct broker *b, int fd, const struct ucred *cred)
 			(int)cred->pid, n);
 		reply(fd, LS_OP_NONE, EINVAL, NULL, 0, -1);
 	} else {
-		int err = peer_identify(&r.caller, fd, cred->pid, (pid_t)q.tid,
-					cred->uid, cred->gid);
+		int err = peer_identify(&r.caller, fd, cred, (pid_t)q.tid,
+					q.fd1);
 		if (!err)
 			err = policy_serve(&r, q.op, q.arg, f, &a);
 		if (!reply(fd, q.op, err, a.text, a.ntext, a.pass))

@@ -69,12 +69,15 @@ static int ask(const char *addr, uint16_t op, const char *arg, int *pass)
 	struct ls_rep_in in;
 	struct ls_rep_view rep;
 	ssize_t n = -1;
-	int fd, err = ls_req_encode(&o, &q);
+	int fd, err;
 	*pass = -1;
-	if (err < 0)
-		return err;
 	if ((fd = broker_connect(addr)) < 0)
 		return fd;
+	q.fd1 = (uint32_t)fd + 1;
+	if ((err = ls_req_encode(&o, &q)) < 0) {
+		close(fd);
+		return err;
+	}
 	ls_rep_expect(&in, text, sizeof text);
 	if (sendmsg(fd, &o.mh, MSG_NOSIGNAL) == (ssize_t)o.size)
 		n = recvmsg(fd, &in.mh, LS_REP_RECV_FLAGS);

@@ -131,3 +131,25 @@ mount /c = 0" ]
 	run is_mountpoint "$J/x"
 	[ "$status" -ne 0 ]
 }
+
+@test "a caller holding 19,000 descriptors is known by the one it names: it gets through" {
+	local hard
+	hard=$(ulimit -Hn)
+	[ "$hard" = unlimited ] || [ "$hard" -ge 19500 ] ||
+		skip "RLIMIT_NOFILE's hard limit is $hard here"
+	run bash -c '
+		ulimit -n 19500
+		for ((i = 0; i < 19000; i++)); do exec {fd}</dev/null; done
+		"$@"' bash env LD_PRELOAD="$SHIM" "$CALLER" --chroot "$J" \
+			mount none /c tmpfs 0 umount /c 0
+	[ "$output" = "mount /c = 0
+umount /c = 0" ]
+}
+
+@test "a client naming a descriptor that is not its connection is refused: ESRCH" {
+	run "$RAWCLIENT" --op status --fd1 1
+	[ "$output" = "reply op=5 error=ESRCH" ]
+	run "$RAWCLIENT" --op status --fd1 4000000000
+	[ "$output" = "reply op=5 error=ESRCH" ]
+	assert_broker_serves
+}

@@ -7,9 +7,11 @@
  *             [--field-hex I=HEX]... [--len I=N]... [--extra N] [--pad-to N]
  *             [--short N] [--bad-magic] [--version N] [--raw-hex HEX]
  *             [--no-wait [--linger SECONDS]] [--silent SECONDS [--conns N]]
- *             [--handoff FILE] [--chroot DIR] [--uid N]
+ *             [--handoff FILE] [--fd1 N] [--chroot DIR] [--uid N]
  *   rawclient [--socket ADDR] --listen [--count N]
  *
+ * --fd1 N says the connection is the client's descriptor N - 1 (the broker
+ * checks it; 0, the default, says nothing).
  * OP is a number or mount, umount, pivot_root, chroot, status, stop, jails,
  * tree, graph, mounttable.  --chroot DIR and --uid N: first chroot into
  * DIR, then drop to uid and gid N with no groups (a jailed, or
@@ -224,6 +226,7 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "conns", required_argument, NULL, 'C' },
 		{ "handoff", required_argument, NULL, 'H' },
+		{ "fd1", required_argument, NULL, 'X' },
 		{ "chroot", required_argument, NULL, 'R' },
 		{ "uid", required_argument, NULL, 'U' },
 		{ 0 }
@@ -275,6 +278,7 @@ int main(int argc, char **argv)
 		case 'c': count = strtol(optarg, NULL, 0); break;
 		case 'C': conns = strtol(optarg, NULL, 0); break;
 		case 'H': handoff = optarg; break;
+		case 'X': m.h.fd1 = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'R': jail = optarg; break;
 		case 'U': uid = strtol(optarg, NULL, 10); break;
 		default: usage();
