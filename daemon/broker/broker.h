@@ -44,8 +44,9 @@ struct named {
 	int fd;
 };
 
-struct jail {                  /* a root some caller had */
+struct jail {                  /* a root some live process has */
 	char *path;
+	bool live;             /* seen at the last count (policy.c) */
 	UT_hash_handle hh;
 };
 
@@ -82,6 +83,7 @@ struct broker {
 	struct handle *by_seq, *by_kid;
 	struct devref *devs;
 	struct jail *jails;
+	unsigned jails_high;   /* count them again past this many */
 	const char *state_dir;
 	char *stage, *park;    /* the executor's own places */
 	char *newroot;         /* where new filesystems are made (newmount.c) */

@@ -11,7 +11,9 @@
  *   ADMIN     a privileged caller on the host's root: it changes the
  *             broker itself
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@ struct row {
 		     struct answer *a);
 };
 
+static void count_jails(struct broker *b);
 static int say(struct answer *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -101,6 +104,7 @@ static int serve_jails(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
 {
 	size_t size = 1;
 	(void)arg, (void)f;
+	count_jails(r->b);
 	for (struct jail *j = r->b->jails; j; j = j->hh.next)
 		size += strlen(j->path) + 1;
 	if (!(a->text = malloc(size)))
@@ -189,6 +193,42 @@ static int admitted(struct request *r, const struct row *w,
 	return 0;
 }
 
+/* Forgets the jails no process lives in any more: every process's root
+ * is read once.  It runs when the list has doubled since the last count,
+ * so callers from ever new roots (unprivileged users in user namespaces
+ * of their own, build chroots that come and go) cost memory in
+ * proportion to the roots alive, and time in proportion to requests. */
+static void count_jails(struct broker *b)
+{
+	struct jail *j, *tmp;
+	DIR *d = opendir("/proc");
+	for (j = b->jails; j; j = j->hh.next)
+		j->live = false;
+	for (struct dirent *e; d && (e = readdir(d)); ) {
+		char proc[300];
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(proc, sizeof proc, "/proc/%s/root", e->d_name);
+		char path[PATH_MAX];
+		ssize_t n = readlink(proc, path, sizeof path - 1);
+		if (n <= 0)
+			continue;
+		path[n] = '\0';
+		HASH_FIND_STR(b->jails, path, j);
+		if (j)
+			j->live = true;
+	}
+	if (d)
+		closedir(d);
+	HASH_ITER(hh, b->jails, j, tmp)
+		if (!j->live) {
+			HASH_DEL(b->jails, j);
+			free(j->path);
+			free(j);
+		}
+	b->jails_high = 2 * HASH_COUNT(b->jails) + 64;
+}
+
 /* A root some caller has: sharectl jails lists them. */
 static void remember_root(struct request *r)
 {
@@ -203,6 +243,8 @@ static void remember_root(struct request *r)
 	}
 	j->path = path;
 	HASH_ADD_KEYPTR(hh, r->b->jails, j->path, strlen(j->path), j);
+	if (HASH_COUNT(r->b->jails) > r->b->jails_high)
+		count_jails(r->b);
 }
 
 /* Serves request op for r's caller, by its row of the table. */
