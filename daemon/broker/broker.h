@@ -84,6 +84,8 @@ struct broker {
 	struct devref *devs;
 	struct jail *jails;
 	unsigned jails_high;   /* count them again past this many */
+	unsigned fd_starved;   /* mounts left without a handle for lack of
+				  descriptors */
 	const char *state_dir;
 	char *stage, *park;    /* the executor's own places */
 	char *newroot;         /* where new filesystems are made (newmount.c) */
@@ -96,6 +98,9 @@ struct broker {
 char *fd_path(int fd);         /* where it is now, malloc'ed */
 int fd_mnt_id(int fd);         /* the kernel's id of its mount */
 int fdinfo_mnt_id(const char *fdinfo);
+enum { FD_SPARE = 64 };        /* descriptors kept for serving requests */
+void fd_raise_limit(void);
+int fd_room(void);             /* handles take descriptors below this */
 
 /* handle.c */
 int handle_add(struct broker *b, struct mount *m, int fd);

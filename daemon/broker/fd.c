@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "broker.h"
 
@@ -31,6 +32,28 @@ int fdinfo_mnt_id(const char *fdinfo)
 			break;
 	fclose(f);
 	return id;
+}
+
+/* The broker holds a descriptor per mount: as many as it may have. */
+void fd_raise_limit(void)
+{
+	struct rlimit r;
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
+/* The first descriptor number a handle may not take: FD_SPARE below the
+ * limit stay for serving requests (the socket, a caller's root and cwd,
+ * a path's walk). */
+int fd_room(void)
+{
+	struct rlimit r;
+	if (getrlimit(RLIMIT_NOFILE, &r) < 0 || r.rlim_cur == RLIM_INFINITY ||
+	    r.rlim_cur > INT_MAX)
+		return INT_MAX;
+	return (int)r.rlim_cur > FD_SPARE ? (int)r.rlim_cur - FD_SPARE : 0;
 }
 
 int fd_mnt_id(int fd)

@@ -39,13 +39,27 @@ static char *dir_in(const struct entry *parent, const char *mp)
 static void hold(struct broker *b, struct entry *e)
 {
 	int fd = open(e->mp, O_PATH | O_CLOEXEC);
+	if (fd >= 0 && fd >= fd_room()) {
+		close(fd);             /* the last ones serve the requests */
+		fd = -1;
+		errno = EMFILE;
+	}
 	if (fd >= 0 && (e->guessed ? e->top : fd_mnt_id(fd) == e->id) &&
 	    handle_add(b, e->m, fd) == 0)
 		return;
 	if (fd >= 0)
 		close(fd);
-	log_msg(LOG_WARNING, "mount %d on %s is covered: out of the broker's reach",
-		   e->id, e->mp);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		if (!b->fd_starved++)
+			log_msg(LOG_WARNING, "the descriptor limit (%d) is "
+				"reached: mount %d on %s and any after it are "
+				"out of the broker's reach (it holds one "
+				"descriptor per mount)", fd_room() + FD_SPARE,
+				e->id, e->mp);
+	} else {
+		log_msg(LOG_WARNING, "mount %d on %s is covered: out of the "
+			"broker's reach", e->id, e->mp);
+	}
 	handle_put(b, e->m, -1, e->id, entry_dev(e));
 }
 
@@ -250,6 +264,7 @@ int refresh_paths(struct broker *b)
 
 int import_table(struct broker *b, const char *mountinfo)
 {
+	fd_raise_limit();
 	bool mounts = strcmp(strrchr(mountinfo, '/') ?: mountinfo, "/mounts") == 0;
 	char **lines;
 	size_t n;
