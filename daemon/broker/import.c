@@ -167,6 +167,30 @@ static struct entry *read_table(struct broker *b, char ***lines, size_t *n)
 	return v;
 }
 
+/* Mounts the kernel has at another place than the graph (moved behind
+ * the broker's back): the graph follows, parents first (mountinfo's
+ * order), each keeping its propagation.  Returns how many moved. */
+static int follow_moves(struct broker *b, struct entry *v, size_t n)
+{
+	int moved = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct entry *p = v[i].m ? find(v, n, v[i].parent) : NULL;
+		if (!p || !p->m || !v[i].m->parent)
+			continue;
+		char *dir = dir_in(p, v[i].mp);
+		if (dir && (p->m != v[i].m->parent ||
+			    strcmp(dir, v[i].m->mp) != 0)) {
+			log_msg(LOG_INFO, "mount %d moved behind the broker's "
+				"back to %s: the graph follows", v[i].id,
+				v[i].mp);
+			graph_relocate(&b->g, v[i].m, p->m, dir);
+			moved++;
+		}
+		free(dir);
+	}
+	return moved;
+}
+
 /* Mounts made or unmounted behind the broker's back (a static binary, a
  * tool run without the shim): the graph follows the kernel's table before
  * it decides anything.  New mounts join as private mounts under their
@@ -195,6 +219,7 @@ int sync_table(struct broker *b)
 		changed++;
 		next = b->by_seq;      /* the table changed under the walk */
 	}
+	changed += follow_moves(b, v, n);
 	for (bool more = true; v && more; ) {
 		more = false;
 		for (size_t i = 0; i < n; i++) {

@@ -166,6 +166,9 @@ struct mount *mount_by_id(const struct graph *g, unsigned id);
 void mount_rename(struct graph *g, struct mount *m, const char *root,
 		  const char *mp);
 void graph_forget(struct graph *g, struct mount *m);
+/* m, moved by the kernel alone, now at (parent, mp) (drift.c). */
+void graph_relocate(struct graph *g, struct mount *m, struct mount *parent,
+		    const char *mp);
 void mount_restore(struct graph *g, struct mount *m, bool shared,
 		   struct mount *peer, struct mount *master, bool unbindable);
 struct mount *next_peer(const struct mount *m);
