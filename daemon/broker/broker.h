@@ -69,6 +69,7 @@ struct broker {
 	char *stage, *park;    /* the executor's own places */
 	int listen_fd;
 	int watch;             /* /proc/self/mountinfo, polled for changes */
+	struct fusetab *tab;   /* the served mount tables, NULL: snapshots */
 	bool stop;
 	bool debug;
 	/* per request */
@@ -137,6 +138,15 @@ int state_load(struct broker *b);
 int show_table(struct broker *b, const char *which, int *pass);
 int show_tree(struct broker *b, const char *dir, int *pass);
 int show_graph(struct broker *b, int *pass);
+
+/* fusetab.c, tabserve.c: mount tables that stay live (fusetab.h) */
+struct pollfd;
+void fusetab_clean(const char *state_dir);
+void fusetab_start(struct broker *b);
+int fusetab_open(struct broker *b, struct loc root, bool info, int *pass);
+void fusetab_changed(struct broker *b);
+size_t tab_loop_fds(struct broker *b, struct pollfd *p);
+void tab_loop_events(struct broker *b, const struct pollfd *p, size_t n);
 
 /* server.c */
 int server_listen(const char *addr);

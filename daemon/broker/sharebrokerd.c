@@ -8,7 +8,8 @@
  * (mountinfo, or mounts format when its name ends in /mounts) instead of
  * /proc/self/mountinfo: the tests' way to exercise the old kernels' path.
  * --max-mounts N limits the mounts as fs.mount-max does (its value is the
- * default).
+ * default).  --no-fuse serves mount tables as snapshot files, what a
+ * kernel without FUSE gets (fusetab.c): for tests and benchmarks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,7 +60,7 @@ static void usage(FILE *out, int code)
 {
 	fprintf(out, "usage: sharebrokerd [--socket ADDR] [--state-dir DIR] "
 		"[--foreground] [--debug] [--mount-table FILE]\n"
-		"                    [--max-mounts N]\n");
+		"                    [--max-mounts N] [--no-fuse]\n");
 	exit(code);
 }
 
@@ -125,12 +126,13 @@ int main(int argc, char **argv)
 		{ "debug", no_argument, NULL, 'D' },
 		{ "mount-table", required_argument, NULL, 't' },
 		{ "max-mounts", required_argument, NULL, 'm' },
+		{ "no-fuse", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	static struct broker b;
 	const char *addr = getenv(LS_SOCKET_ENV), *table = NULL;
-	bool foreground = false;
+	bool foreground = false, fuse = true;
 	unsigned max = 0;
 	int c, ready = -1, err;
 
@@ -145,6 +147,7 @@ int main(int argc, char **argv)
 		case 'D': b.debug = true; break;
 		case 't': table = optarg; break;
 		case 'm': max = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'n': fuse = false; break;
 		case 'h': usage(stdout, 0); break;
 		default: usage(stderr, 2);
 		}
@@ -161,6 +164,7 @@ int main(int argc, char **argv)
 			strerror(-err));
 		return 1;
 	}
+	fusetab_clean(b.state_dir);
 	graph_init(&b.g, max ? max : mount_max());
 	b.ns = ns_new(&b.g);
 	err = import_table(&b, table ? table : "/proc/self/mountinfo");
@@ -201,6 +205,8 @@ int main(int argc, char **argv)
 			return 1;
 		close(ready);
 	}
+	if (fuse)  /* after detach(): a fork keeps no thread */
+		fusetab_start(&b);
 	server_loop(&b);
 	close(b.listen_fd);
 	return 0;
