@@ -117,6 +117,30 @@ static void quiet(const char *log)
 	}
 }
 
+/* The last steps before the loop, in the detached child: the log, the
+ * served tables' thread (after detach(): a fork keeps no thread), the
+ * watch (after fusetab_start's own mount, which is no drift), and the
+ * word to the parent that the broker serves. */
+static int ready_to_serve(struct broker *b, bool fuse, int ready)
+{
+	if (ready >= 0) {
+		char *log = sub(b->state_dir, "sharebrokerd.log");
+		quiet(log);
+		free(log);
+	}
+	if (fuse)
+		fusetab_start(b);
+	else
+		broker_log(b, "--no-fuse: open mount tables are snapshots");
+	b->watch = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (ready >= 0) {
+		if (write(ready, "ok", 2) != 2)
+			return -EIO;
+		close(ready);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -179,7 +203,6 @@ int main(int argc, char **argv)
 	if ((err = state_load(&b)) < 0)
 		fprintf(stderr, "sharebrokerd: %s/state: %s\n", b.state_dir,
 			strerror(-err));
-	b.watch = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if ((b.listen_fd = server_listen(addr)) < 0) {
 		fprintf(stderr, "sharebrokerd: %s: %s\n", addr,
 			b.listen_fd == -EADDRINUSE ?
@@ -197,16 +220,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (chdir("/") < 0)
 		return 1;
-	if (ready >= 0) {
-		char *log = sub(b.state_dir, "sharebrokerd.log");
-		quiet(log);
-		free(log);
-		if (write(ready, "ok", 2) != 2)
-			return 1;
-		close(ready);
-	}
-	if (fuse)  /* after detach(): a fork keeps no thread */
-		fusetab_start(&b);
+	if (ready_to_serve(&b, fuse, ready) < 0)
+		return 1;
 	server_loop(&b);
 	close(b.listen_fd);
 	return 0;
