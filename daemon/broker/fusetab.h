@@ -9,8 +9,8 @@
  * the FUSE thread serves that open, and neither ever waits for the other:
  * the FUSE thread never waits for the main thread, and the main thread
  * waits only for requests the FUSE thread answers alone.  lock guards every
- * field below it, and is held for no blocking call but the write of one
- * reply to /dev/fuse.
+ * field below it, and is held across no blocking call: only writes of
+ * replies and notifications to /dev/fuse, which do not wait.
  */
 #ifndef LS_FUSETAB_H
 #define LS_FUSETAB_H
