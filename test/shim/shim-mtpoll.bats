@@ -203,3 +203,19 @@ findmnt_after() {
 	run host cat /proc/self/mountinfo
 	[[ $output == *" SNAP "* ]]
 }
+
+@test "without a usable /dev/fuse the broker logs it once and serves snapshots" {
+	local rc=0
+	broker_stop
+	mount --bind /dev/null /dev/fuse     # opens, but no FUSE mount takes it
+	broker_start || rc=$?
+	umount -l /dev/fuse                  # the broker holds it: lazily
+	[ "$rc" -eq 0 ]
+	[ "$(grep -c 'no FUSE' "$STATE/sharebrokerd.log")" -eq 1 ]
+	poller host -t 500 poll /proc/self/mountinfo
+	host mount -t tmpfs SNAP "$S/d"
+	poller_result
+	grep -q '^event: none$' <<<"$output"
+	run host cat /proc/self/mountinfo
+	[[ $output == *" SNAP "* ]]
+}
