@@ -6,7 +6,10 @@
  * Opens FILE (/proc/self/mountinfo: with libshare.so preloaded, the
  * broker's table) and reads it whole, then, with HOW (poll, select, epoll:
  * level-triggered on EPOLLPRI, epoll-et: EPOLLIN|EPOLLET as libmount's
- * monitor asks, after draining the first event as it does):
+ * monitor asks, after draining the first event as it does; libmount:
+ * libmount's own monitor, mnt_monitor_enable_kernel and mnt_monitor_wait,
+ * loaded with dlopen so that no libmount header is needed; its change is
+ * printed as PRI):
  *   idle:  what HOW reports before any change ("none", or the events)
  *   armed  (flushed: a test may change the table now)
  * runs CMD, if any, and waits until HOW reports or MS (default 2000) ms
@@ -18,6 +21,7 @@
  * and prints "fresh: same" when they agree, and the table after "table:".
  * Exit 0, or 1 on a system error.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -63,12 +67,51 @@ static const char *names(unsigned ev, char *buf, size_t size)
 struct mon {
 	const char *how;
 	int fd, ep;
+	void *mn;              /* libmount's struct libmnt_monitor */
+	int (*wait)(void *mn, int timeout);
+	int (*next)(void *mn, const char **file, int *type);
 };
+
+/* libmount's monitor of the kernel's table (what findmnt --poll and
+ * systemd use); exits 77 without libmount.so.1. */
+static void arm_libmount(struct mon *m)
+{
+	void *lib = dlopen("libmount.so.1", RTLD_NOW);
+	void *(*new_monitor)(void);
+	int (*enable_kernel)(void *, int);
+	if (!lib) {
+		printf("libmount: %s\n", dlerror());
+		exit(77);
+	}
+	*(void **)&new_monitor = dlsym(lib, "mnt_new_monitor");
+	*(void **)&enable_kernel = dlsym(lib, "mnt_monitor_enable_kernel");
+	*(void **)&m->wait = dlsym(lib, "mnt_monitor_wait");
+	*(void **)&m->next = dlsym(lib, "mnt_monitor_next_change");
+	if (!new_monitor || !enable_kernel || !m->wait || !m->next ||
+	    !(m->mn = new_monitor()) || enable_kernel(m->mn, 1) < 0 ||
+	    m->wait(m->mn, 0) < 0)     /* creates its epoll, drains */
+		die("libmount monitor");
+}
+
+/* A change libmount reports, with the file it names. */
+static unsigned libmount_event(struct mon *m, int ms)
+{
+	const char *file = NULL;
+	int n = m->wait(m->mn, ms);
+	if (n < 0)
+		die("mnt_monitor_wait");
+	if (n == 0 || m->next(m->mn, &file, NULL) != 0)
+		return 0;
+	printf("libmount: %s changed\n", file ? file : "?");
+	return POLLPRI;
+}
 
 /* What HOW reports within ms (0: now); the events, 0 for none.  epoll's
  * come in poll's bits (EPOLLPRI == POLLPRI and so on). */
 static unsigned wait_event(struct mon *m, int ms)
 {
+	if (m->mn)
+		return libmount_event(m, ms);
 	if (strcmp(m->how, "poll") == 0) {
 		struct pollfd p = { .fd = m->fd, .events = POLLPRI };
 		int n = poll(&p, 1, ms);
@@ -93,6 +136,8 @@ static void arm(struct mon *m)
 {
 	struct epoll_event e = { .events = EPOLLPRI };
 	bool et = strcmp(m->how, "epoll-et") == 0;
+	if (strcmp(m->how, "libmount") == 0)
+		arm_libmount(m);
 	if (strncmp(m->how, "epoll", 5) != 0)
 		return;
 	if ((m->ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
@@ -156,7 +201,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < o + 2) {
 		fprintf(stderr, "usage: mtpoll [-t MS] poll|select|epoll|"
-			"epoll-et FILE [CMD ARGS...]\n");
+			"epoll-et|libmount FILE [CMD ARGS...]\n");
 		return 2;
 	}
 	m.how = argv[o];

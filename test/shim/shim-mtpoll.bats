@@ -10,6 +10,7 @@
 load ../lib/broker
 
 MTPOLL=$(libshare_find test/shim/mtpoll)
+LIBMOUNT_SO=$(ldd "$(command -v findmnt)" | awk '$1 == "libmount.so.1" { print $3 }')
 
 setup() {
 	broker_setup
@@ -23,6 +24,14 @@ share_with_jail() {
 	host mount --bind "$S/share" "$S/share"
 	host mount --make-shared "$S/share"
 	host mount --bind "$S/share" "$J/share"
+}
+
+# CMD in the jail as jail() runs it, libmount preloaded: mapped before
+# spy's chroot, it is there for mtpoll's dlopen, which the jail could not
+# serve.
+jail_libmount() {
+	legacy env LD_PRELOAD="$SPY $SHIM $LIBMOUNT_SO" SPY_ROOT="$J" \
+		SPY_LOG="$SPY_LOG" "$@"
 }
 
 # WHERE (host or jail) runs mtpoll ARGS in the background; returns once it
@@ -93,6 +102,18 @@ findmnt_after() {
 	((ms < 1000))
 }
 
+@test "jail: libmount's monitor sees an umount made in the jail" {
+	host mount -t tmpfs GOING "$S/jail/d"
+	poller jail_libmount libmount /proc/self/mountinfo
+	jail umount /d
+	poller_result
+	grep -q '^libmount: /proc/self/mountinfo changed' <<<"$output"
+	grep -q '^event: PRI in' <<<"$output"
+	((ms < 1000))
+	grep -q '^again: none$' <<<"$output"
+	! grep -q ' GOING ' <<<"$output"
+}
+
 @test "jail: findmnt --poll sees a mount and an umount made in the jail, within a second" {
 	findmnt_poll jail
 	findmnt_after jail mount -t tmpfs POLLED /d
@@ -105,15 +126,17 @@ findmnt_after() {
 	((ms < 1000))
 }
 
-@test "host: poll, select, epoll and libmount's epoll-et report a change once; pread and lseek read it fresh" {
+@test "host: poll, select, epoll, libmount's epoll-et and its monitor report a change once; pread and lseek read it fresh" {
 	local how
-	for how in poll select epoll epoll-et; do
+	for how in poll select epoll epoll-et libmount; do
 		poller host "$how" /proc/self/mountinfo
 		host mount -t tmpfs "ON-$how" "$S/d"
 		poller_result
 		grep -q '^idle: none$' <<<"$output"
 		case $how in
 		select) grep -q '^event: PRI in' <<<"$output" ;;
+		libmount) grep -q '^event: PRI in' <<<"$output"
+			grep -q '^libmount: /proc/self/mountinfo changed' <<<"$output" ;;
 		epoll-et) grep -q '^event: IN|ERR in' <<<"$output" ;;
 		*) grep -q '^event: PRI|ERR in' <<<"$output" ;;
 		esac
