@@ -19,9 +19,11 @@
  * Pass-through opens are raw openat(2) calls (the shim's pattern: nothing
  * to resolve); fopen, freopen, setmntent and fdopen are libc's, looked up
  * with dlsym(RTLD_NEXT) once, lazily, and only on the paths that need them.
- * Not covered: readlink of a virtual name, poll/epoll notifications on the
- * descriptor (a file never signals a change, 2.29), and the cancellation
- * point that glibc's open is.
+ * The descriptor is live as the kernel's is (a file of the broker's FUSE
+ * filesystem, daemon/broker/fusetab.c): reads from offset 0 render anew,
+ * poll/epoll signal changes; the shim wraps none of read, poll or epoll,
+ * so no other descriptor pays for it.  Not covered: readlink of a virtual
+ * name, and the cancellation point that glibc's open is.
  */
 #include <dlfcn.h>
 #include <fcntl.h>

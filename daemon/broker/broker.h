@@ -91,6 +91,7 @@ struct broker {
 	char *newroot;         /* where new filesystems are made (newmount.c) */
 	int listen_fd;
 	int watch;             /* /proc/self/mountinfo, polled for changes */
+	struct fusetab *tab;   /* the served mount tables, NULL: snapshots */
 	bool stop;
 };
 
@@ -170,6 +171,16 @@ struct answer {                /* what a request answers besides its errno */
 int policy_serve(struct request *r, uint16_t op, uint64_t arg,
 		 char *f[LS_NFIELDS], struct answer *a);
 const char *policy_op_name(uint16_t op);
+
+/* fusetab.c, tabserve.c: mount tables that stay live (fusetab.h) */
+struct pollfd;
+void fusetab_clean(const char *state_dir);
+void fusetab_start(struct broker *b);
+int fusetab_open(struct broker *b, struct loc root, bool info, int *pass);
+void fusetab_changed(struct broker *b);
+size_t tab_loop_fds(struct broker *b, struct pollfd *p);
+void follow_drift(struct broker *b);
+void tab_loop_events(struct broker *b, const struct pollfd *p, size_t n);
 
 /* server.c */
 int server_listen(const char *addr);

@@ -252,8 +252,11 @@ int sync_table(struct broker *b)
 bool table_changed(struct broker *b)
 {
 	struct pollfd p = { .fd = b->watch, .events = POLLPRI };
-	return b->watch >= 0 && poll(&p, 1, 0) > 0 &&
-	       (p.revents & (POLLPRI | POLLERR));
+	bool changed = b->watch >= 0 && poll(&p, 1, 0) > 0 &&
+		       (p.revents & (POLLPRI | POLLERR));
+	if (changed)
+		fusetab_changed(b);    /* and so does every served table */
+	return changed;
 }
 
 /* Directories renamed since the graph learned their names: the kernel

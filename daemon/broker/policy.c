@@ -260,11 +260,8 @@ int policy_serve(struct request *r, uint16_t op, uint64_t arg,
 		return err;
 	}
 	remember_root(r);
-	if (table_changed(b) && sync_table(b) > 0) {
-		log_msg(LOG_WARNING, "mounts changed behind the broker's back: "
-			"the graph follows the kernel");
-		state_save(b);
-	}
+	if (table_changed(b))
+		follow_drift(b);
 	err = w->serve(r, arg, f, a);
 	table_changed(b);          /* the broker's own changes */
 	log_msg(LOG_DEBUG, "pid %d %s: %s", (int)r->caller.pid, w->name,

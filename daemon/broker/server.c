@@ -163,14 +163,16 @@ static void take(int lfd, struct client *c, size_t *n)
 void server_loop(struct broker *b)
 {
 	struct client c[MAXCLIENTS];
-	struct pollfd p[MAXCLIENTS + 1];
-	size_t n = 0;
+	struct pollfd p[MAXCLIENTS + 3];
+	size_t n = 0, k;
 	while (!b->stop) {
 		p[0] = (struct pollfd){ .fd = b->listen_fd, .events = POLLIN };
 		for (size_t i = 0; i < n; i++)
 			p[i + 1] = (struct pollfd){ .fd = c[i].fd, .events = POLLIN };
-		if (poll(p, n + 1, 1000) < 0)
+		k = tab_loop_fds(b, p + n + 1);
+		if (poll(p, n + 1 + k, 1000) < 0)
 			continue;      /* EINTR: a signal, maybe SIGTERM */
+		tab_loop_events(b, p + n + 1, k);
 		time_t now = time(NULL);
 		for (size_t i = n; i-- > 0; )   /* back to front: drop() swaps */
 			if (p[i + 1].revents) {

@@ -8,7 +8,8 @@
  * (mountinfo, or mounts format when its name ends in /mounts) instead of
  * /proc/self/mountinfo: the tests' way to exercise the old kernels' path.
  * --max-mounts N limits the mounts as fs.mount-max does (its value is the
- * default).
+ * default).  --no-fuse serves mount tables as snapshot files, what a
+ * kernel without FUSE gets (fusetab.c): for tests and benchmarks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +49,7 @@ static void usage(FILE *out, int code)
 {
 	fprintf(out, "usage: sharebrokerd [--socket ADDR] [--state-dir DIR] "
 		"[--foreground] [--debug] [--mount-table FILE]\n"
-		"                    [--max-mounts N]\n");
+		"                    [--max-mounts N] [--no-fuse]\n");
 	exit(code);
 }
 
@@ -106,6 +107,30 @@ static void quiet(const char *log)
 	}
 }
 
+/* The last steps before the loop, in the detached child: the log, the
+ * served tables' thread (after detach(): a fork keeps no thread), the
+ * watch (after fusetab_start's own mount, which is no drift), and the
+ * word to the parent that the broker serves. */
+static int ready_to_serve(struct broker *b, bool fuse, int ready)
+{
+	if (ready >= 0) {
+		char *log = sub(b->state_dir, "sharebrokerd.log");
+		quiet(log);
+		free(log);
+	}
+	if (fuse)
+		fusetab_start(b);
+	else
+		log_msg(LOG_WARNING, "--no-fuse: open mount tables are snapshots");
+	b->watch = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (ready >= 0) {
+		if (write(ready, "ok", 2) != 2)
+			return -EIO;
+		close(ready);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -115,12 +140,13 @@ int main(int argc, char **argv)
 		{ "debug", no_argument, NULL, 'D' },
 		{ "mount-table", required_argument, NULL, 't' },
 		{ "max-mounts", required_argument, NULL, 'm' },
+		{ "no-fuse", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	static struct broker b;
 	const char *addr = getenv(LS_SOCKET_ENV), *table = NULL;
-	bool foreground = false;
+	bool foreground = false, fuse = true;
 	unsigned max = 0;
 	int c, ready = -1, err;
 
@@ -134,6 +160,7 @@ int main(int argc, char **argv)
 		case 'D': debug = true; break;
 		case 't': table = optarg; break;
 		case 'm': max = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'n': fuse = false; break;
 		case 'h': usage(stdout, 0); break;
 		default: usage(stderr, 2);
 		}
@@ -151,6 +178,7 @@ int main(int argc, char **argv)
 			strerror(-err));
 		return 1;
 	}
+	fusetab_clean(b.state_dir);
 	graph_init(&b.g, max ? max : mount_max());
 	b.ns = ns_new(&b.g);
 	err = import_table(&b, table ? table : "/proc/self/mountinfo");
@@ -165,7 +193,6 @@ int main(int argc, char **argv)
 	if ((err = state_load(&b)) < 0)
 		fprintf(stderr, "sharebrokerd: %s/state: %s\n", b.state_dir,
 			strerror(-err));
-	b.watch = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if ((b.listen_fd = server_listen(addr)) < 0) {
 		fprintf(stderr, "sharebrokerd: %s: %s\n", addr,
 			b.listen_fd == -EADDRINUSE ?
@@ -183,14 +210,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (chdir("/") < 0)
 		return 1;
-	if (ready >= 0) {
-		char *log = sub(b.state_dir, "sharebrokerd.log");
-		quiet(log);
-		free(log);
-		if (write(ready, "ok", 2) != 2)
-			return 1;
-		close(ready);
-	}
+	if (ready_to_serve(&b, fuse, ready) < 0)
+		return 1;
 	server_loop(&b);
 	close(b.listen_fd);
 	return 0;

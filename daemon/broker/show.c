@@ -122,7 +122,9 @@ int show_graph(struct request *r, int *pass)
 
 /* The caller's own mount table (semantics.md 1.5): mountinfo or the
  * /proc/mounts format, for its root as it is now, so that a mount that
- * just returned is listed. */
+ * just returned is listed.  A file of the broker's FUSE filesystem, which
+ * renders again at every read from offset 0 and signals changes; without
+ * FUSE a snapshot. */
 int show_table(struct request *r, const char *which, int *pass)
 {
 	struct broker *b = r->b;
@@ -133,7 +135,9 @@ int show_table(struct request *r, const char *which, int *pass)
 	if (!info && (!which || strcmp(which, "mounts") != 0))
 		return -EINVAL;
 	int err = fd_loc(b, r->caller.root, &root, &buf);
-	if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
+	if (!err && b->tab)        /* live: read fresh, polled (fusetab.c) */
+		err = fusetab_open(b, root, info, pass);
+	else if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
 		int fd = err;
 		(info ? render_mountinfo : render_mounts)(&b->g, b->ns, root, f);
 		err = text_done(f, fd, pass);

@@ -18,9 +18,24 @@
  *             LIBSHARE_SOCKET), the descriptor it hands back read whole:
  *             the broker's share of the shim's cost, measurable before the
  *             shim serves the table
+ *   mounttable-bench io N              N preads of /etc/hostname, N
+ *                                      polls and N epoll_waits (timeout 0)
+ *                                      of a pipe: descriptors that are not
+ *                                      a mount table, whose cost the shim
+ *                                      must not change (issue 13 item 3)
+ *   mounttable-bench notify N DIR      N mounts and umounts of a tmpfs on
+ *                                      DIR, each timed from the call to the
+ *                                      event (EPOLLPRI) on an open
+ *                                      /proc/self/mountinfo, then the table
+ *                                      read again from offset 0, as a
+ *                                      monitor does: the kernel's, or with
+ *                                      libshare.so preloaded the broker's
  *
  * Output: one line "ns/op T" (read: "ns/op T lines L bytes B", L and B of the
- * last read).  Times are CLOCK_MONOTONIC over the whole loop.
+ * last read; io: "ns/op T read R poll P epoll E", T their mean; notify:
+ * "ns/op T call C missed M", T to the event, C the call alone, M events
+ * not seen within a second).  Times are CLOCK_MONOTONIC over the whole
+ * loop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +45,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -161,6 +178,71 @@ static int bench_read(long n, const char *jail, const char *how)
 	return 0;
 }
 
+static int bench_io(long n)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	int fd = open("/etc/hostname", O_RDONLY | O_CLOEXEC), p[2], ep;
+	char buf[256];
+	double t[4];
+	if (fd < 0 || pipe2(p, O_CLOEXEC) < 0 ||
+	    (ep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &e) < 0)
+		return die("io setup");
+	struct pollfd pf = { .fd = p[0], .events = POLLIN };
+	t[0] = now_ns();
+	for (long i = 0; i < n; i++)
+		if (pread(fd, buf, sizeof buf, 0) < 0)
+			return die("pread");
+	t[1] = now_ns();
+	for (long i = 0; i < n; i++)
+		poll(&pf, 1, 0);
+	t[2] = now_ns();
+	for (long i = 0; i < n; i++)
+		epoll_wait(ep, &e, 1, 0);
+	t[3] = now_ns();
+	printf("ns/op %.1f read %.1f poll %.1f epoll %.1f\n",
+	       (t[3] - t[0]) / n / 3, (t[1] - t[0]) / n, (t[2] - t[1]) / n,
+	       (t[3] - t[2]) / n);
+	return 0;
+}
+
+/* The whole table again from offset 0, as a monitor reads it after an
+ * event. */
+static void reread(int fd)
+{
+	static char buf[1 << 16];
+	off_t off = 0;
+	ssize_t k;
+	while ((k = pread(fd, buf, sizeof buf, off)) > 0)
+		off += k;
+}
+
+static int bench_notify(long n, const char *dir)
+{
+	struct epoll_event e = { .events = EPOLLPRI };
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC), ep;
+	double call = 0, seen = 0;
+	long missed = 0;
+	if (fd < 0 || (ep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) < 0)
+		return die("notify setup");
+	for (long i = 0; i < 2 * n; i++) {
+		double t0 = now_ns();
+		int r = i % 2 ? umount(dir) : mount("bench", dir, "tmpfs", 0, NULL);
+		double t1 = now_ns();
+		if (r < 0)
+			return die(dir);
+		if (epoll_wait(ep, &e, 1, 1000) != 1)
+			missed++;
+		seen += now_ns() - t0;
+		call += t1 - t0;
+		reread(fd);
+	}
+	printf("ns/op %.1f call %.1f missed %ld\n", seen / (2 * n),
+	       call / (2 * n), missed);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "open") == 0)
@@ -169,7 +251,11 @@ int main(int argc, char **argv)
 		return mkjail(argv[2], atol(argv[3]));
 	if (argc == 5 && strcmp(argv[1], "read") == 0)
 		return bench_read(atol(argv[2]), argv[3], argv[4]);
+	if (argc == 3 && strcmp(argv[1], "io") == 0)
+		return bench_io(atol(argv[2]));
+	if (argc == 4 && strcmp(argv[1], "notify") == 0)
+		return bench_notify(atol(argv[2]), argv[3]);
 	fprintf(stderr, "usage: mounttable-bench open N [FILE] | mkjail DIR N | "
-		"read N JAIL kernel|shim|broker\n");
+		"read N JAIL kernel|shim|broker | io N | notify N DIR\n");
 	return 2;
 }

@@ -152,9 +152,10 @@ for v in "$@"; do
 		"$bindir/lsview" "$v"
 	fi
 done
-if [[ ${DIFF_FILES:-} == 1 ]]; then
+if [[ ${DIFF_FILES:-} == 1 ]]; then   # as native-run.sh lists them
 	echo "--- files"
-	find "$dir" -mindepth 1 -printf '%y B/%P\n' 2>/dev/null | LC_ALL=C sort
+	find "$dir" -mindepth 1 -printf '%y B/%P\n' -fstype sysfs -prune \
+		2>/dev/null | LC_ALL=C sort
 fi
 # The same views as the processes see them through the shim (BROKER_VIRTUAL=1):
 # lsview -s with libshare.so preloaded, chrooted by the shim's chroot, opens

@@ -83,8 +83,12 @@ for v in "$@"; do
 	fi
 done
 # Crossing mounts, not following symlinks; sorted, so only what is visible
-# where counts, not the order of directory entries.
+# where counts, not the order of directory entries.  A sysfs is listed
+# without its contents: they are the machine's (a bdi for every FUSE
+# superblock, the broker's own included, every loop device), not the
+# scenario's.
 if [[ ${DIFF_FILES:-} == 1 ]]; then
 	echo "--- files"
-	find "$dir" -mindepth 1 -printf '%y B/%P\n' 2>/dev/null | LC_ALL=C sort
+	find "$dir" -mindepth 1 -printf '%y B/%P\n' -fstype sysfs -prune \
+		2>/dev/null | LC_ALL=C sort
 fi
