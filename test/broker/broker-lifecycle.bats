@@ -97,6 +97,12 @@ teardown() { broker_teardown; }
 	[ "$output" = "" ]
 	jail mount -t tmpfs inside /m
 	[ "$(call_result)" = 0 ]
+	# a root is listed while some process lives there
+	background shimmed "$CALLER" --chroot "$J" sleep 30
+	for ((i = 0; i < 50; i++)); do
+		[ "$("$SHARECTL" jails)" = "$J" ] && break
+		sleep 0.1
+	done
 	run "$SHARECTL" jails
 	[ "$status" -eq 0 ]
 	[ "$output" = "$J" ]

@@ -53,7 +53,11 @@ expect() {
 }
 
 @test "jails names host paths: only the host administrator" {
-	"$RAWCLIENT" --chroot "$J" --op chroot >/dev/null
+	background shimmed "$CALLER" --chroot "$J" sleep 30
+	for ((i = 0; i < 50; i++)); do
+		[[ $("$SHARECTL" jails) == *"$J"* ]] && break
+		sleep 0.1
+	done
 	expect --op jails -- 0 EPERM EPERM EPERM EPERM
 	run "$RAWCLIENT" --op jails
 	[[ $output == *"$J"* ]]

@@ -63,7 +63,7 @@ poller_result() {
 # broker served it a table (its log says so: a table more than before) and
 # libmount had the time to add it to epoll.
 tables_served() {
-	grep -c ' op 10: ok' "$STATE/sharebrokerd.log" || true
+	grep -c ' mounttable: ok' "$STATE/sharebrokerd.log" || true
 }
 
 findmnt_poll() {
@@ -95,11 +95,11 @@ findmnt_after() {
 	findmnt_poll host
 	findmnt_after host mount -t tmpfs POLLED "$S/d"
 	[[ $output == *"mount "*"$S/d"* ]]
-	((ms < 1000))
+	((ms < 2500))  # a second on an idle machine; slack for a loaded one
 	findmnt_poll host
 	findmnt_after host umount "$S/d"
 	[[ $output == *"umount "*"$S/d"* ]]
-	((ms < 1000))
+	((ms < 2500))  # a second on an idle machine; slack for a loaded one
 }
 
 @test "jail: libmount's monitor sees an umount made in the jail" {
@@ -109,7 +109,7 @@ findmnt_after() {
 	poller_result
 	grep -q '^libmount: /proc/self/mountinfo changed' <<<"$output"
 	grep -q '^event: PRI in' <<<"$output"
-	((ms < 1000))
+	((ms < 2500))  # a second on an idle machine; slack for a loaded one
 	grep -q '^again: none$' <<<"$output"
 	! grep -q ' GOING ' <<<"$output"
 }
@@ -119,11 +119,11 @@ findmnt_after() {
 	findmnt_after jail mount -t tmpfs POLLED /d
 	[[ $output == *"mount "*"/d"* ]]
 	[[ $output != *"$S"* ]]
-	((ms < 1000))
+	((ms < 2500))  # a second on an idle machine; slack for a loaded one
 	findmnt_poll jail
 	findmnt_after jail umount /d
 	[[ $output == *"umount "*"/d"* ]]
-	((ms < 1000))
+	((ms < 2500))  # a second on an idle machine; slack for a loaded one
 }
 
 @test "host: poll, select, epoll, libmount's epoll-et and its monitor report a change once; pread and lseek read it fresh" {
@@ -140,7 +140,7 @@ findmnt_after() {
 		epoll-et) grep -q '^event: IN|ERR in' <<<"$output" ;;
 		*) grep -q '^event: PRI|ERR in' <<<"$output" ;;
 		esac
-		((ms < 1000))
+		((ms < 2500))  # a second on an idle machine; slack for a loaded one
 		grep -q '^again: none$' <<<"$output"
 		grep -q '^fresh: same$' <<<"$output"
 		grep -q " $S/d .* ON-$how " <<<"$output"
@@ -165,7 +165,7 @@ findmnt_after() {
 	host mount -t tmpfs FROM-HOST "$S/share/x"
 	poller_result
 	grep -q '^event: PRI|ERR in' <<<"$output"
-	((ms < 1000))
+	((ms < 2500))  # a second on an idle machine; slack for a loaded one
 	grep -q ' /share/x .* FROM-HOST ' <<<"$output"
 	[[ $output != *"$S"* ]]
 }
@@ -176,7 +176,7 @@ findmnt_after() {
 	jail mount -t tmpfs FROM-JAIL /share/y
 	poller_result
 	grep -q '^event: PRI|ERR in' <<<"$output"
-	((ms < 1000))
+	((ms < 2500))  # a second on an idle machine; slack for a loaded one
 	grep -q " $S/share/y .* FROM-JAIL " <<<"$output"
 }
 
@@ -187,11 +187,11 @@ findmnt_after() {
 	mount -t tmpfs DRIFT "$J/d"           # no shim: the kernel alone
 	poller_result
 	grep -q '^event: PRI|ERR in' <<<"$output"
-	((ms < 1000))
+	((ms < 2500))  # a second on an idle machine; slack for a loaded one
 	grep -q ' /d .* DRIFT ' <<<"$output"
 	BG=$host_pid POLLED=$host_out poller_result
 	grep -q '^event: PRI|ERR in' <<<"$output"
-	((ms < 1000))
+	((ms < 2500))  # a second on an idle machine; slack for a loaded one
 	grep -q " $J/d .* DRIFT " <<<"$output"
 	grep -q 'behind the broker' "$STATE/sharebrokerd.log"
 }
