@@ -233,7 +233,8 @@ static struct fs *fs_of(struct broker *b, struct entry *v, size_t i)
 		if (v[j].m && strcmp(v[j].dev, v[i].dev) == 0)
 			return v[j].m->fs;
 	struct fs *fs = fs_new(&b->g, v[i].type, "");
-	fs_learn(fs, entry_dev(&v[i]), v[i].sbopts);
+	if (fs)                    /* NULL: graph_import() refuses it */
+		fs_learn(fs, entry_dev(&v[i]), v[i].sbopts);
 	return fs;
 }
 
@@ -351,10 +352,8 @@ int sync_table(struct broker *b)
 				continue;
 			char *dir = dir_in(p, v[i].mp);
 			struct fs *fs = fs_of_dev(b, entry_dev(&v[i]));
-			if (!fs) {
-				fs = fs_new(&b->g, v[i].type, "");
+			if (!fs && (fs = fs_new(&b->g, v[i].type, "")))
 				fs_learn(fs, entry_dev(&v[i]), v[i].sbopts);
-			}
 			v[i].m = graph_import(&b->g, b->ns, p->m, dir, fs,
 					      v[i].root, v[i].source,
 					      mnt_flags_of(v[i].opts));

@@ -79,16 +79,16 @@ int op_remount(struct graph *g, const struct caller *c, struct loc at,
 		return -EPERM;
 	if (m->ns != c->ns || strcmp(at.dir, m->root) != 0)
 		return -EINVAL;
+	int err = 0;
 	if (!(ms & LS_MS_BIND))
-		JSET(g, m->fs->flags, sb_flags(ms, m->fs->flags,
-					       SB_RDONLY | SB_SYNC | SB_MAND |
-					       SB_LAZYTIME));
-	JSET(g, m->flags, mount_flags(ms, m->flags));
-	plan_step(g, STEP_REMOUNT, m, NULL, NULL, NULL,
+		err = JSET(g, m->fs->flags, sb_flags(ms, m->fs->flags,
+						     SB_RDONLY | SB_SYNC |
+						     SB_MAND | SB_LAZYTIME));
+	return err ?: JSET(g, m->flags, mount_flags(ms, m->flags)) ?:
+	       plan_step(g, STEP_REMOUNT, m, NULL, NULL, NULL,
 		  ms & (LS_MS_REMOUNT | LS_MS_BIND | LS_MS_RDONLY |
 			LS_MS_NOSUID | LS_MS_NODEV | LS_MS_NOEXEC |
 			LS_MS_SYNCHRONOUS | LS_MS_MANDLOCK | LS_MS_DIRSYNC |
 			LS_MS_NOSYMFOLLOW | LS_MS_NOATIME | LS_MS_NODIRATIME |
 			LS_MS_RELATIME | LS_MS_STRICTATIME | LS_MS_LAZYTIME));
-	return 0;
 }

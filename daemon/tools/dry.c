@@ -12,19 +12,21 @@ int dry_init(struct dry *d, unsigned max_mounts)
 {
 	struct loc host, at;
 	char *buf;
+	struct fs *fs;
 	graph_init(&d->g, max_mounts);
 	d->g.check = d->check;
-	d->ns = ns_new(&d->g);
-	if (graph_set_root(&d->g, d->ns, fs_new(&d->g, "rootfs", NULL),
-			   "rootfs", MNT_RELATIME) < 0)
+	d->g.checker = &engine_checker;
+	if (!(d->ns = ns_new(&d->g)) ||
+	    !(fs = fs_new(&d->g, "rootfs", NULL)) ||
+	    graph_set_root(&d->g, d->ns, fs, "rootfs", MNT_RELATIME) < 0)
 		return -1;
 	host = mount_root(d->ns->root);
 	if (lookup(d, host, d->base, MKDIR, &at, &buf) < 0)
 		return -1;
 	struct caller c = { true, d->ns, host };
 	plan_begin(&d->g);
-	int err = op_mount_fs(&d->g, &c, at, fs_new(&d->g, "tmpfs", NULL),
-			      "BASE", 0);
+	fs = fs_new(&d->g, "tmpfs", NULL);
+	int err = fs ? op_mount_fs(&d->g, &c, at, fs, "BASE", 0) : -ENOMEM;
 	free(buf);
 	if (err) {
 		plan_abandon(&d->g);
@@ -206,7 +208,10 @@ int dry_call(struct cmd *k, dry_op op, const void *arg)
 	}
 	if (k->d->trace)
 		trace_plan(g);
-	if (plan_commit(g) < 0) {
+	err = plan_commit(g);
+	if (err == -ENOMEM)        /* the checker's: the plan is abandoned */
+		return err;
+	if (err < 0) {
 		fprintf(stderr, "sharedry: line %u: invariant broken\n",
 			k->d->line);
 		k->d->broken = true;
@@ -231,9 +236,11 @@ static int unshare_op(struct cmd *k, const void *arg)
 	int err = op_copy_ns(&d->g, &k->c, &ns);
 	if (err)
 		return err;
-	d->nss = realloc(d->nss, (d->nnss + 1) * sizeof *d->nss);
-	if (!d->nss || !(d->nss[d->nnss].name = strdup(arg)))
-		abort();
+	struct named_ns *v = realloc(d->nss, (d->nnss + 1) * sizeof *d->nss);
+	if (v)
+		d->nss = v;
+	if (!v || !(v[d->nnss].name = strdup(arg)))
+		return -ENOMEM;    /* the copy is abandoned with the plan */
 	d->nss[d->nnss++].ns = ns;
 	return 0;
 }
@@ -242,8 +249,8 @@ static int unshare_op(struct cmd *k, const void *arg)
 static void report(struct cmd *k, int err)
 {
 	printf("L%u %s\n", k->d->line, err ? strerrorname_np(-err) : "OK");
-	if (!err && k->d->tree)
-		dry_tree(k->d);
+	if (!err && k->d->tree && dry_tree(k->d) < 0)
+		printf("L%u tree: ENOMEM\n", k->d->line);
 }
 
 /* The commands whose result is printed: the mount family. */
@@ -340,13 +347,15 @@ int dry_view(struct dry *d, const char *dir)
 		return -1;
 	}
 	printf("--- view %s\n", dir);
-	render_mountinfo(&d->g, ns, root, stdout);
+	int err = render_mountinfo(&d->g, ns, root, stdout);
 	free(buf);
-	return 0;
+	if (err)
+		fprintf(stderr, "sharedry: view %s: %s\n", dir, strerror(-err));
+	return err ? -1 : 0;
 }
 
-void dry_tree(struct dry *d)
+int dry_tree(struct dry *d)
 {
 	struct loc host = mount_root(d->ns->root);
-	render_tree(d->ns, host, true, stdout);
+	return render_tree(d->ns, host, true, stdout);
 }

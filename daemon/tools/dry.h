@@ -44,7 +44,7 @@ int dry_init(struct dry *d, unsigned max_mounts);
 void dry_free(struct dry *d);
 int dry_run(struct dry *d, FILE *in);
 int dry_view(struct dry *d, const char *dir);
-void dry_tree(struct dry *d);
+int dry_tree(struct dry *d);
 
 /* dry_path.c */
 enum { NONE, DIR_, FILE_ };

@@ -63,29 +63,35 @@ static unsigned long apply(unsigned long ms, const char *list)
 	return ms;
 }
 
-/* The last mount in mountinfo order that the caller sees at path. */
-static const struct mount *last_at(struct cmd *k, const char *path)
+/* The last mount in mountinfo order that the caller sees at path, in
+ * *last (NULL: none). */
+static int last_at(struct cmd *k, const char *path, const struct mount **last)
 {
 	struct graph *g = &k->d->g;
 	size_t n = strlen(path);
+	int err = 0;
 	while (n > 1 && path[n - 1] == '/')
 		n--;
-	for (struct list *l = g->order.prev; l != &g->order; l = l->prev) {
+	*last = NULL;
+	for (struct list *l = g->order.prev; !err && l != &g->order;
+	     l = l->prev) {
 		struct mount *m = list_entry(l, struct mount, order);
-		char *p = m->ns == k->c.ns ? mount_path(m, k->c.root) : NULL;
+		char *p = m->ns == k->c.ns ? mount_path(m, k->c.root, &err) : NULL;
 		bool hit = p && strlen(p) == n && strncmp(p, path, n) == 0;
 		free(p);
-		if (hit)
-			return m;
+		if (hit) {
+			*last = m;
+			break;
+		}
 	}
-	return NULL;
+	return err;
 }
 
 /* The options mountinfo shows for the mount at path, read back as mount(2)
  * flags: what util-linux starts a remount from.  Like util-linux it takes
  * the last line whose mountpoint is path, which is not always the top of
  * the stack there (a stack grown by tucking); no line: no options. */
-static unsigned long current(struct cmd *k, const char *path)
+static int current(struct cmd *k, const char *path, unsigned long *out)
 {
 	static const struct { unsigned mnt; unsigned long ms; } mnt[] = {
 		{ MNT_RDONLY, LS_MS_RDONLY }, { MNT_NOSUID, LS_MS_NOSUID },
@@ -99,17 +105,18 @@ static unsigned long current(struct cmd *k, const char *path)
 		{ SB_DIRSYNC, LS_MS_DIRSYNC }, { SB_MAND, LS_MS_MANDLOCK },
 		{ SB_LAZYTIME, LS_MS_LAZYTIME },
 	};
-	const struct mount *m = last_at(k, path);
-	unsigned long ms = 0;
-	if (!m)
-		return 0;
+	const struct mount *m;
+	int err = last_at(k, path, &m);
+	*out = 0;
+	if (err || !m)
+		return err;
 	for (size_t i = 0; i < sizeof mnt / sizeof *mnt; i++)
 		if (m->flags & mnt[i].mnt)
-			ms |= mnt[i].ms;
+			*out |= mnt[i].ms;
 	for (size_t i = 0; i < sizeof sb / sizeof *sb; i++)
 		if (m->fs->flags & sb[i].mnt)
-			ms |= sb[i].ms;
-	return ms;
+			*out |= sb[i].ms;
+	return 0;
 }
 
 static bool parse(struct cmd *k, struct args *a)
@@ -132,7 +139,8 @@ static bool parse(struct cmd *k, struct args *a)
 }
 
 /* The filesystem a new mount of type gets: sysfs has one superblock per
- * network namespace (S30); other types a new one each time. */
+ * network namespace (S30); other types a new one each time.  NULL: out of
+ * memory. */
 static struct fs *instance(struct dry *d, const char *type)
 {
 	if (strcmp(type, "sysfs") != 0)
@@ -154,8 +162,9 @@ static int new_op(struct cmd *k, const void *arg)
 	int err = dry_at(k, a->first + 1, &l, &buf);
 	if (err)
 		return err;
-	err = op_mount_fs(&k->d->g, &k->c, l, instance(k->d, a->type),
-			  a->pos[0], apply(0, a->opts));
+	struct fs *fs = instance(k->d, a->type);
+	err = fs ? op_mount_fs(&k->d->g, &k->c, l, fs, a->pos[0],
+			       apply(0, a->opts)) : -ENOMEM;
 	free(buf);
 	return err;
 }
@@ -214,12 +223,15 @@ static int remount_op(struct cmd *k, const void *arg)
 	int err = dry_at(k, a->first + a->npos - 1, &l, &buf);
 	if (err)
 		return err;
-	unsigned long ms = LS_MS_REMOUNT;
+	unsigned long ms = 0;
 	if (!a->mode)                  /* -o remount: merged with what is */
-		ms |= apply(current(k, a->pos[a->npos - 1]), a->opts);
+		err = current(k, a->pos[a->npos - 1], &ms);
 	else                           /* after a bind: the options alone */
-		ms |= LS_MS_BIND | apply(0, a->opts);
-	err = op_remount(&k->d->g, &k->c, l, ms & ~(unsigned long)LS_MS_REC);
+		ms = LS_MS_BIND;
+	ms = LS_MS_REMOUNT | apply(ms, a->opts);
+	if (!err)
+		err = op_remount(&k->d->g, &k->c, l,
+				 ms & ~(unsigned long)LS_MS_REC);
 	free(buf);
 	return err;
 }

@@ -61,7 +61,7 @@ static char *dump(struct dry *d, struct ns *ns)
 	FILE *o = open_memstream(&out, &len);
 	render_mountinfo(&d->g, ns, mount_root(ns->root), o);
 	fprintf(o, "mounts %u, next group %u, next mount %u\n",
-		HASH_CNT(hh, d->g.by_id), next_id(&d->g.group_ids),
+		d->g.nmounts, next_id(&d->g.group_ids),
 		next_id(&d->g.mount_ids));
 	fclose(o);
 	return out;
