@@ -15,10 +15,13 @@
 static long countdown;
 static unsigned long failures;
 
+/* Arms the injector (k > 0: the k-th allocation from now fails, and the
+ * count of failures restarts) or disarms it (0: the count stays). */
 void eng_fail_at(long k)
 {
 	countdown = k > 0 ? k : 0;
-	failures = 0;
+	if (k > 0)
+		failures = 0;
 }
 
 unsigned long eng_failures(void)

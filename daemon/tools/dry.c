@@ -195,9 +195,15 @@ static void trace_plan(const struct graph *g)
 	}
 }
 
+/* One system call, through the tests' hook when they set one. */
+int dry_call(struct cmd *k, dry_op op, const void *arg)
+{
+	return k->d->around ? k->d->around(k, op, arg) : dry_call_once(k, op, arg);
+}
+
 /* One system call as one plan: committed when the operation succeeds
  * (unless the tests ask for every plan to be abandoned). */
-int dry_call(struct cmd *k, dry_op op, const void *arg)
+int dry_call_once(struct cmd *k, dry_op op, const void *arg)
 {
 	struct graph *g = &k->d->g;
 	plan_begin(g);
@@ -227,22 +233,27 @@ static struct ns *named(struct dry *d, const char *name)
 	return NULL;
 }
 
-/* unshare NAME: util-linux unshare -m --propagation unchanged, a copy of
- * the caller's namespace (semantics.md 8). */
 static int unshare_op(struct cmd *k, const void *arg)
+{
+	return op_copy_ns(&k->d->g, &k->c, (struct ns **)arg);
+}
+
+/* unshare NAME: util-linux unshare -m --propagation unchanged, a copy of
+ * the caller's namespace (semantics.md 8).  Named once the plan is kept:
+ * an abandoned copy is gone. */
+static void do_unshare(struct cmd *k)
 {
 	struct dry *d = k->d;
 	struct ns *ns;
-	int err = op_copy_ns(&d->g, &k->c, &ns);
-	if (err)
-		return err;
 	struct named_ns *v = realloc(d->nss, (d->nnss + 1) * sizeof *d->nss);
+	char *name = v ? strdup(k->w[1]) : NULL;
 	if (v)
 		d->nss = v;
-	if (!v || !(v[d->nnss].name = strdup(arg)))
-		return -ENOMEM;    /* the copy is abandoned with the plan */
-	d->nss[d->nnss++].ns = ns;
-	return 0;
+	if (name && dry_call(k, unshare_op, &ns) == 0 && !d->abandon) {
+		v[d->nnss++] = (struct named_ns){ name, ns };
+		return;
+	}
+	free(name);
 }
 
 /* A mount-family command: its result line, then the tree if asked. */
@@ -300,7 +311,7 @@ static void run_line(struct dry *d, char **w, int n)
 	else if (strcmp(k.w[0], "hold") == 0 || strcmp(k.w[0], "release") == 0)
 		do_hold(&k, k.w[0][0] == 'h');
 	else if (strcmp(k.w[0], "unshare") == 0 && k.n == 2 && !named(d, k.w[1]))
-		dry_call(&k, unshare_op, k.w[1]);
+		do_unshare(&k);
 	else if (d->trace)
 		printf("# skipped: %s\n", k.w[0]);
 	free(rootbuf);

@@ -9,6 +9,7 @@ struct dent { char *path; bool file; UT_hash_handle hh; };
 struct dirs { unsigned fs; struct dent *set; UT_hash_handle hh; };
 struct hold { char *name; uint64_t seq; };
 struct named_ns { char *name; struct ns *ns; };
+struct cmd;
 
 struct dry {
 	struct graph g;
@@ -16,6 +17,9 @@ struct dry {
 	const char *base;
 	bool trace, tree, check;
 	bool abandon;          /* tests: plan each command, then abandon */
+	/* tests: runs each system call in place of dry_call_once() */
+	int (*around)(struct cmd *k, int (*op)(struct cmd *, const void *),
+		      const void *arg);
 	bool broken;           /* a check failed */
 	struct dirs *dirs;
 	struct hold *holds;
@@ -35,6 +39,7 @@ struct cmd {
 
 typedef int (*dry_op)(struct cmd *k, const void *arg);
 int dry_call(struct cmd *k, dry_op op, const void *arg);
+int dry_call_once(struct cmd *k, dry_op op, const void *arg);
 int dry_at(struct cmd *k, int i, struct loc *l, char **buf);
 
 /* dry_mount.c */
