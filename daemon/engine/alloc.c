@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "journal.h"
+#include "alloc.h"
+#include "engine.h"
+#include "vec.h"
 
 /* The injector's countdown: a test-only global, as malloc's own state is
  * global; single-threaded like the rest of the engine. */

@@ -11,15 +11,9 @@
 
 #include <stdlib.h>
 #include "engine.h"
+#include "alloc.h"
 #include "vec.h"
 
-/* alloc.c */
-void *eng_malloc(size_t n);
-void *eng_calloc(size_t n, size_t size);
-void *eng_realloc(void *p, size_t n);
-char *eng_strdup(const char *s);
-char *eng_asprintf(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
 
 /* idpool.c */
 void idpool_init(struct idpool *p);

@@ -37,6 +37,7 @@ struct cmd {
 	int n;
 };
 
+/* dry_call.c */
 typedef int (*dry_op)(struct cmd *k, const void *arg);
 int dry_call(struct cmd *k, dry_op op, const void *arg);
 int dry_call_once(struct cmd *k, dry_op op, const void *arg);
@@ -45,6 +46,7 @@ int dry_at(struct cmd *k, int i, struct loc *l, char **buf);
 /* dry_mount.c */
 int dry_mount(struct cmd *k);
 
+/* dry.c */
 int dry_init(struct dry *d, unsigned max_mounts);
 void dry_free(struct dry *d);
 int dry_run(struct dry *d, FILE *in);
