@@ -38,41 +38,6 @@ struct entry {                 /* one line of mountinfo */
 	struct mount *m;
 };
 
-static bool has_opt(const char *list, const char *opt)
-{
-	size_t n = strlen(opt);
-	for (const char *p = list; p; p = strchr(p, ',')) {
-		p += *p == ',';
-		if (strncmp(p, opt, n) == 0 && (p[n] == ',' || !p[n]))
-			return true;
-	}
-	return false;
-}
-
-static unsigned mnt_flags_of(const char *o)
-{
-	static const struct { const char *name; unsigned f; } t[] = {
-		{ "ro", MNT_RDONLY }, { "nosuid", MNT_NOSUID },
-		{ "nodev", MNT_NODEV }, { "noexec", MNT_NOEXEC },
-		{ "noatime", MNT_NOATIME }, { "nodiratime", MNT_NODIRATIME },
-		{ "relatime", MNT_RELATIME }, { "nosymfollow", MNT_NOSYMFOLLOW },
-	};
-	unsigned f = 0;
-	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-		if (has_opt(o, t[i].name))
-			f |= t[i].f;
-	return f;
-}
-
-static unsigned sb_flags_of(const char *o)
-{
-	return (has_opt(o, "ro") ? SB_RDONLY : 0) |
-	       (has_opt(o, "sync") ? SB_SYNC : 0) |
-	       (has_opt(o, "dirsync") ? SB_DIRSYNC : 0) |
-	       (has_opt(o, "mand") ? SB_MAND : 0) |
-	       (has_opt(o, "lazytime") ? SB_LAZYTIME : 0);
-}
-
 /* Splits one line into e (pointing into it); -EINVAL when malformed. */
 static int parse_line(char *line, struct entry *e)
 {
@@ -186,17 +151,14 @@ static void free_lines(char **lines, size_t n);
  * renderer writes itself). */
 static void fs_learn(struct fs *fs, dev_t dev, const char *sbopts)
 {
-	static const char *const flags[] = { "ro", "rw", "sync", "dirsync",
-					     "mand", "lazytime" };
 	char *own = malloc(strlen(sbopts) + 1), *o = own;
 	fs->major = major(dev);
 	fs->dev = minor(dev);
-	fs->flags = sb_flags_of(sbopts);
+	fs->flags = flags_named(&sb_flag_table, sbopts);
 	for (const char *p = sbopts; own && *p; ) {
 		size_t n = strcspn(p, ",");
-		bool flag = false;
-		for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
-			flag |= strlen(flags[i]) == n && !strncmp(p, flags[i], n);
+		bool flag = flag_by_name(&sb_flag_table, p, n) ||
+			    (n == 2 && !strncmp(p, "rw", 2));
 		if (!flag) {
 			o += sprintf(o, "%s%.*s", o == own ? "" : ",", (int)n, p);
 		}
@@ -252,7 +214,7 @@ static int build(struct broker *b, struct entry *v, size_t n)
 			v[i].m = graph_import(&b->g, b->ns, p ? p->m : NULL, dir,
 					      fs_of(b, v, i), v[i].root,
 					      v[i].source,
-					      mnt_flags_of(v[i].opts));
+					      flags_named(&mnt_flag_table, v[i].opts));
 			free(dir);
 			if (!v[i].m)
 				return -EINVAL;
@@ -356,7 +318,7 @@ int sync_table(struct broker *b)
 				fs_learn(fs, entry_dev(&v[i]), v[i].sbopts);
 			v[i].m = graph_import(&b->g, b->ns, p->m, dir, fs,
 					      v[i].root, v[i].source,
-					      mnt_flags_of(v[i].opts));
+					      flags_named(&mnt_flag_table, v[i].opts));
 			free(dir);
 			if (v[i].m)
 				hold(b, &v[i]);

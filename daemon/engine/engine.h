@@ -40,6 +40,23 @@ enum {
 enum { SB_RDONLY = 1 << 0, SB_SYNC = 1 << 1, SB_DIRSYNC = 1 << 2,
        SB_MAND = 1 << 3, SB_LAZYTIME = 1 << 4 };
 
+/* flags.c: the two families above, each named once: a flag, the mount(2)
+ * flag that asks for it, and its mountinfo name; in the kernel's order. */
+struct flag {
+	unsigned bit;          /* MNT_* or SB_* */
+	unsigned long ms;      /* LS_MS_* */
+	const char *name;
+};
+struct flag_table { const struct flag *v; size_t n; };
+extern const struct flag_table mnt_flag_table, sb_flag_table;
+unsigned long flags_ms(const struct flag_table *t, unsigned bits);
+unsigned flags_of_ms(const struct flag_table *t, unsigned long ms);
+const struct flag *flag_by_name(const struct flag_table *t, const char *name,
+				size_t n);
+unsigned flags_named(const struct flag_table *t, const char *list);
+/* mount(8)'s -o names: the list applied on top of the mount(2) flags ms. */
+unsigned long mount_options(unsigned long ms, const char *list);
+
 struct fs {                    /* a filesystem instance (superblock) */
 	unsigned id;
 	unsigned major, dev;   /* its device, major:dev (sharedry: 0:dev) */

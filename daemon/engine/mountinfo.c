@@ -87,31 +87,24 @@ static unsigned dominating(const struct mount *m, struct ns *ns, struct loc root
 	return 0;
 }
 
+/* The flags of t set in f but read-only (written apart), each ",name". */
+static void put_flags(FILE *out, const struct flag_table *t, unsigned f)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if ((f & t->v[i].bit) && t->v[i].ms != LS_MS_RDONLY)
+			fprintf(out, ",%s", t->v[i].name);
+}
+
 static void put_mount_flags(FILE *out, unsigned f)
 {
-	static const struct { unsigned bit; const char *name; } names[] = {
-		{ MNT_NOSUID, ",nosuid" }, { MNT_NODEV, ",nodev" },
-		{ MNT_NOEXEC, ",noexec" }, { MNT_NOATIME, ",noatime" },
-		{ MNT_NODIRATIME, ",nodiratime" }, { MNT_RELATIME, ",relatime" },
-		{ MNT_NOSYMFOLLOW, ",nosymfollow" },
-	};
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (f & names[i].bit)
-			fputs(names[i].name, out);
+	put_flags(out, &mnt_flag_table, f);
 }
 
 /* "ro"/"rw", then the superblock flags that are set. */
 static void put_sb_flags(FILE *out, unsigned f)
 {
 	fputs(f & SB_RDONLY ? " ro" : " rw", out);
-	if (f & SB_SYNC)
-		fputs(",sync", out);
-	if (f & SB_DIRSYNC)
-		fputs(",dirsync", out);
-	if (f & SB_MAND)
-		fputs(",mand", out);
-	if (f & SB_LAZYTIME)
-		fputs(",lazytime", out);
+	put_flags(out, &sb_flag_table, f);
 }
 
 /* The optional fields (1.5.5), each with its leading blank. */
