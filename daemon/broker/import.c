@@ -302,8 +302,7 @@ int sync_table(struct broker *b)
 			if (qh)
 				handle_drop(b, qh);
 		}
-		graph_forget(&b->g, gone);
-		changed++;
+		changed += graph_forget(&b->g, gone) == 0;
 		next = b->by_seq;      /* the table changed under the walk */
 	}
 	for (bool more = true; v && more; ) {
@@ -353,16 +352,16 @@ int refresh_paths(struct broker *b)
 	struct entry *v = read_table(b, &lines, &n);
 	for (size_t i = 0; v && i < n; i++)
 		if (v[i].m && strcmp(v[i].m->root, v[i].root) != 0) {
-			mount_rename(&b->g, v[i].m, v[i].root, NULL);
-			changed++;
+			changed += mount_rename(&b->g, v[i].m, v[i].root,
+						NULL) == 0;
 		}
 	for (size_t i = 0; v && i < n; i++) {
 		struct entry *p = v[i].m ? find(v, n, v[i].parent) : NULL;
 		char *dir = p && p->m && p->m == v[i].m->parent ?
 			    dir_in(p, v[i].mp) : NULL;
 		if (dir && strcmp(dir, v[i].m->mp) != 0) {
-			mount_rename(&b->g, v[i].m, v[i].m->root, dir);
-			changed++;
+			changed += mount_rename(&b->g, v[i].m, v[i].m->root,
+						dir) == 0;
 		}
 		free(dir);
 	}
