@@ -442,8 +442,36 @@ static void dispatch(void)
 	dry_free(&d);
 }
 
+/* flags.c: each family read both ways gives back what it was given. */
+static void flag_tables(void)
+{
+	const struct flag_table *t[] = { &mnt_flag_table, &sb_flag_table };
+	bool both_ways = true;
+	for (size_t i = 0; i < 2; i++)
+		for (size_t j = 0; j < t[i]->n; j++) {
+			const struct flag *f = &t[i]->v[j];
+			both_ways &= flags_of_ms(t[i], flags_ms(t[i], f->bit)) == f->bit &&
+				     flag_by_name(t[i], f->name, strlen(f->name)) == f;
+		}
+	ok(both_ways, "flag tables: bit -> MS_* -> bit and name -> entry");
+	ok(flags_named(&mnt_flag_table, "rw,nosuid,relatime,size=1k") ==
+	   (MNT_NOSUID | MNT_RELATIME) &&
+	   flags_named(&sb_flag_table, "ro,lazytime,mode=755") ==
+	   (SB_RDONLY | SB_LAZYTIME),
+	   "mountinfo option lists read back, the filesystem's own skipped");
+	ok(mount_options(LS_MS_RDONLY, "nosuid,rw,bind,size=1k,nosuid") ==
+	   (LS_MS_NOSUID | LS_MS_BIND) && mount_options(7, NULL) == 7,
+	   "mount -o: left to right, rw clears ro, unknown names pass");
+	ok(mount_flags(LS_MS_NOATIME | LS_MS_RELATIME, 0) == MNT_NOATIME &&
+	   mount_flags(LS_MS_STRICTATIME, 0) == 0 &&
+	   mount_flags(LS_MS_REMOUNT | LS_MS_RDONLY, MNT_NOATIME) ==
+	   (MNT_RDONLY | MNT_NOATIME),
+	   "mount(2) flags: relatime by default, MS_RELATIME itself unread");
+}
+
 int main(void)
 {
+	flag_tables();
 	dispatch();
 	checker_catches();
 	unprivileged();

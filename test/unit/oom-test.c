@@ -260,6 +260,96 @@ static void script(const char *path)
 	dry_free(&d);
 }
 
+/* One call of the broker's import family (sync.c), k = 1, 2, ... until a
+ * try meets no failure: each failed try answers ENOMEM and changes
+ * nothing.  Returns how many tries failed, -1 on a wrong one. */
+typedef int (*sync_call)(struct dry *d, struct mount *at);
+
+/* The filesystem the next import gets, made before each try (its id is
+ * taken for good then, as in the broker, which makes it outside a plan). */
+static struct fs *fresh;
+
+static long sync_tries(struct dry *d, struct mount *at, sync_call call)
+{
+	long failed = 0;
+	for (long n = 1; ; n++) {
+		if (fresh)         /* not the import's: unused */
+			fs_put(fresh);
+		fresh = fs_new(&d->g, "tmpfs", "size=1k");
+		char *before = dump(d);
+		eng_fail_at(n);
+		int err = call(d, at);
+		eng_fail_at(0);
+		if (!eng_failures()) {
+			free(before);
+			break;
+		}
+		char *after = dump(d);
+		if (err != -ENOMEM || strcmp(before, after) != 0)
+			failed = -1;
+		else if (failed >= 0)
+			failed++;
+		free(before);
+		free(after);
+	}
+	if (fresh)
+		fs_put(fresh);
+	fresh = NULL;
+	return failed;
+}
+
+/* An import fails whole: the fresh filesystem goes with it. */
+static int import(struct dry *d, struct mount *at)
+{
+	struct fs *fs = fresh;
+	fresh = NULL;
+	return graph_import(&d->g, d->ns, at, "/i", fs, "/", "I",
+			    MNT_RELATIME) ? 0 : -ENOMEM;
+}
+
+static int rename_it(struct dry *d, struct mount *at)
+{
+	struct mount *i = mount_at(&d->g, at, "/i");
+	return mount_rename(&d->g, i, "/renamed", "/j");
+}
+
+static int restore(struct dry *d, struct mount *at)
+{
+	struct mount *j = mount_at(&d->g, at, "/j");
+	plan_begin(&d->g);
+	int err = mount_restore(&d->g, j, true, NULL, NULL, false);
+	if (err)
+		plan_abandon(&d->g);
+	else
+		plan_commit(&d->g);
+	return err;
+}
+
+static int forget(struct dry *d, struct mount *at)
+{
+	return graph_forget(&d->g, mount_at(&d->g, at, "/j"));
+}
+
+/* What sharebrokerd learns from the kernel, outside the operations. */
+static void sync_calls(void)
+{
+	static const struct { const char *name; sync_call call; } t[] = {
+		{ "graph_import", import }, { "mount_rename", rename_it },
+		{ "mount_restore", restore }, { "graph_forget", forget },
+	};
+	struct dry d;
+	setup(&d);
+	struct mount *base = topmost(&d.g, d.ns->root);
+	d.check = d.g.check = false;  /* the broker's graph has no checker */
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		long n = sync_tries(&d, base, t[i].call);
+		ok(n > 0, "%s: %ld allocations failed cleanly", t[i].name, n);
+	}
+	ok(!mount_at(&d.g, base, "/j") && d.g.nmounts == 2,
+	   "and the last tries did the work: imported, renamed, shared, forgotten");
+	dry_free(&d);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -272,6 +362,7 @@ int main(int argc, char **argv)
 			script(argv[i]);
 		return tap_done();
 	}
+	sync_calls();
 	const char *dir = getenv("OOM_CORPUS") ? getenv("OOM_CORPUS") : CORPUS;
 	DIR *dp = opendir(dir);
 	char *names[512];
