@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dry.h"
+#define TAP_MAIN
 #include "tap.h"
 
 #ifndef CORPUS
