@@ -3,19 +3,22 @@
  * Pure: no syscalls, no I/O besides the FILE * handed to the renderers.
  * Error convention: functions return 0 or a negative errno and never log.
  *
- * Out of memory, the one rule: a function that cannot allocate returns
- * -ENOMEM (NULL where it returns a pointer) and leaves the graph exactly
- * as it was.  Inside a plan "as it was" means: as plan_abandon() leaves
- * it, which the caller calls on any error anyway; outside a plan (the
- * import and rename calls) the function restores it itself.  Committing
- * and abandoning never allocate, so they cannot fail for want of memory.
- * The renderers follow the rule too: -ENOMEM, with the output cut short.
- *
  * An operation runs inside a plan: it changes the graph under an undo
  * journal and appends the plain kernel steps (bind, move, umount of private
  * mounts) that realise the change.  plan_commit() keeps the result,
  * plan_abandon() restores the graph exactly as it was.  Outside a plan
- * nothing changes.
+ * only what the kernel did already is told to the graph (sync.c,
+ * mount_rename(), fs_new(), ns_new()).
+ *
+ * Out of memory, the one rule: a function that cannot allocate returns
+ * -ENOMEM (NULL where it returns a pointer) and leaves the graph exactly
+ * as it was.  Inside a plan "as it was" means: as plan_abandon() leaves
+ * it, which the caller calls on any error anyway; outside a plan the
+ * function restores it itself.  Committing and abandoning never allocate,
+ * so they cannot fail for want of memory.  The renderers follow the rule
+ * too: -ENOMEM, with the output cut short.  (Scratch marks of walks, and
+ * MNT_EXPIRE's mark, which the kernel keeps too, are not the graph.)
+ * test/unit/oom-test proves the rule by failing each allocation in turn.
  */
 #ifndef LS_ENGINE_H
 #define LS_ENGINE_H
