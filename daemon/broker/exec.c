@@ -240,14 +240,7 @@ static int remount(struct broker *b, struct mount *m, unsigned long flags,
 /* The per-mount flags of m, as mount(2) flags, for MS_REMOUNT|MS_BIND. */
 static unsigned long ms_of(const struct mount *m)
 {
-	return (m->flags & MNT_RDONLY ? MS_RDONLY : 0) |
-	       (m->flags & MNT_NOSUID ? MS_NOSUID : 0) |
-	       (m->flags & MNT_NODEV ? MS_NODEV : 0) |
-	       (m->flags & MNT_NOEXEC ? MS_NOEXEC : 0) |
-	       (m->flags & MNT_NOATIME ? MS_NOATIME : 0) |
-	       (m->flags & MNT_NODIRATIME ? MS_NODIRATIME : 0) |
-	       (m->flags & MNT_RELATIME ? MS_RELATIME : 0) |
-	       (m->flags & MNT_NOSYMFOLLOW ? LS_MS_NOSYMFOLLOW : 0);
+	return flags_ms(&mnt_flag_table, m->flags);
 }
 
 static int run_step(struct request *r, const struct step *s)

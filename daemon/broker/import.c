@@ -68,17 +68,14 @@ static void hold(struct broker *b, struct entry *e)
  * renderer writes itself). */
 static void fs_learn(struct fs *fs, dev_t dev, const char *sbopts)
 {
-	static const char *const flags[] = { "ro", "rw", "sync", "dirsync",
-					     "mand", "lazytime" };
 	char *own = malloc(strlen(sbopts) + 1), *o = own;
 	fs->major = major(dev);
 	fs->dev = minor(dev);
-	fs->flags = sb_flags_of(sbopts);
+	fs->flags = flags_named(&sb_flag_table, sbopts);
 	for (const char *p = sbopts; own && *p; ) {
 		size_t n = strcspn(p, ",");
-		bool flag = false;
-		for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
-			flag |= strlen(flags[i]) == n && !strncmp(p, flags[i], n);
+		bool flag = flag_by_name(&sb_flag_table, p, n) ||
+			    (n == 2 && !strncmp(p, "rw", 2));
 		if (!flag) {
 			o += sprintf(o, "%s%.*s", o == own ? "" : ",", (int)n, p);
 		}
@@ -115,7 +112,8 @@ static struct fs *fs_of(struct broker *b, struct entry *v, size_t i)
 		if (v[j].m && strcmp(v[j].dev, v[i].dev) == 0)
 			return v[j].m->fs;
 	struct fs *fs = fs_new(&b->g, v[i].type, "");
-	fs_learn(fs, entry_dev(&v[i]), v[i].sbopts);
+	if (fs)                    /* NULL: graph_import() refuses it */
+		fs_learn(fs, entry_dev(&v[i]), v[i].sbopts);
 	return fs;
 }
 
@@ -133,7 +131,7 @@ static int build(struct broker *b, struct entry *v, size_t n)
 			v[i].m = graph_import(&b->g, b->ns, p ? p->m : NULL, dir,
 					      fs_of(b, v, i), v[i].root,
 					      v[i].source,
-					      mnt_flags_of(v[i].opts));
+					      flags_named(&mnt_flag_table, v[i].opts));
 			free(dir);
 			if (!v[i].m)
 				return -EINVAL;
@@ -183,8 +181,7 @@ static int follow_moves(struct broker *b, struct entry *v, size_t n)
 			log_msg(LOG_INFO, "mount %d moved behind the broker's "
 				"back to %s: the graph follows", v[i].id,
 				v[i].mp);
-			graph_relocate(&b->g, v[i].m, p->m, dir);
-			moved++;
+			moved += graph_relocate(&b->g, v[i].m, p->m, dir) == 0;
 		}
 		free(dir);
 	}
@@ -215,8 +212,7 @@ int sync_table(struct broker *b)
 			if (qh)
 				handle_drop(b, qh);
 		}
-		graph_forget(&b->g, gone);
-		changed++;
+		changed += graph_forget(&b->g, gone) == 0;
 		next = b->by_seq;      /* the table changed under the walk */
 	}
 	changed += follow_moves(b, v, n);
@@ -228,13 +224,11 @@ int sync_table(struct broker *b)
 				continue;
 			char *dir = dir_in(p, v[i].mp);
 			struct fs *fs = fs_of_dev(b, entry_dev(&v[i]));
-			if (!fs) {
-				fs = fs_new(&b->g, v[i].type, "");
+			if (!fs && (fs = fs_new(&b->g, v[i].type, "")))
 				fs_learn(fs, entry_dev(&v[i]), v[i].sbopts);
-			}
 			v[i].m = graph_import(&b->g, b->ns, p->m, dir, fs,
 					      v[i].root, v[i].source,
-					      mnt_flags_of(v[i].opts));
+					      flags_named(&mnt_flag_table, v[i].opts));
 			free(dir);
 			if (v[i].m)
 				hold(b, &v[i]);
@@ -272,16 +266,16 @@ int refresh_paths(struct broker *b)
 	struct entry *v = read_table(b, &lines, &n);
 	for (size_t i = 0; v && i < n; i++)
 		if (v[i].m && strcmp(v[i].m->root, v[i].root) != 0) {
-			mount_rename(&b->g, v[i].m, v[i].root, NULL);
-			changed++;
+			changed += mount_rename(&b->g, v[i].m, v[i].root,
+						NULL) == 0;
 		}
 	for (size_t i = 0; v && i < n; i++) {
 		struct entry *p = v[i].m ? find(v, n, v[i].parent) : NULL;
 		char *dir = p && p->m && p->m == v[i].m->parent ?
 			    dir_in(p, v[i].mp) : NULL;
 		if (dir && strcmp(dir, v[i].m->mp) != 0) {
-			mount_rename(&b->g, v[i].m, v[i].m->root, dir);
-			changed++;
+			changed += mount_rename(&b->g, v[i].m, v[i].m->root,
+						dir) == 0;
 		}
 		free(dir);
 	}

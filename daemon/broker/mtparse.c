@@ -26,41 +26,6 @@ char *unescape(char *s)
 	return s;
 }
 
-static bool has_opt(const char *list, const char *opt)
-{
-	size_t n = strlen(opt);
-	for (const char *p = list; p; p = strchr(p, ',')) {
-		p += *p == ',';
-		if (strncmp(p, opt, n) == 0 && (p[n] == ',' || !p[n]))
-			return true;
-	}
-	return false;
-}
-
-unsigned mnt_flags_of(const char *o)
-{
-	static const struct { const char *name; unsigned f; } t[] = {
-		{ "ro", MNT_RDONLY }, { "nosuid", MNT_NOSUID },
-		{ "nodev", MNT_NODEV }, { "noexec", MNT_NOEXEC },
-		{ "noatime", MNT_NOATIME }, { "nodiratime", MNT_NODIRATIME },
-		{ "relatime", MNT_RELATIME }, { "nosymfollow", MNT_NOSYMFOLLOW },
-	};
-	unsigned f = 0;
-	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-		if (has_opt(o, t[i].name))
-			f |= t[i].f;
-	return f;
-}
-
-unsigned sb_flags_of(const char *o)
-{
-	return (has_opt(o, "ro") ? SB_RDONLY : 0) |
-	       (has_opt(o, "sync") ? SB_SYNC : 0) |
-	       (has_opt(o, "dirsync") ? SB_DIRSYNC : 0) |
-	       (has_opt(o, "mand") ? SB_MAND : 0) |
-	       (has_opt(o, "lazytime") ? SB_LAZYTIME : 0);
-}
-
 /* Splits one line into e (pointing into it); -EINVAL when malformed. */
 int mt_parse_line(char *line, struct entry *e)
 {

@@ -17,9 +17,6 @@ struct entry {                 /* one line of mountinfo */
 
 /* mountinfo's octal escapes (\040 and friends), undone in place. */
 char *unescape(char *s);
-/* Per-mount flags (MNT_*) and superblock flags (SB_*) named in options. */
-unsigned mnt_flags_of(const char *opts);
-unsigned sb_flags_of(const char *opts);
 /* One mountinfo line into e, pointing into line; -EINVAL if malformed. */
 int mt_parse_line(char *line, struct entry *e);
 /* Line i of /proc/mounts, v holding lines 0..i-1 parsed already. */

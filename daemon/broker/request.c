@@ -64,9 +64,11 @@ static int mount_new(struct request *r, const struct caller *c, struct loc at,
 		return err;
 	}
 	struct fs *fs = fs_of_dev(b, st.st_dev);
-	if (!fs) {
-		fs = fs_new(&b->g, type, "");
+	if (!fs && (fs = fs_new(&b->g, type, "")))
 		fs_learn_kid(fs, fd_mnt_id(r->staged));
+	if (!fs) {
+		unstage(r);
+		return -ENOMEM;
 	}
 	fs->refs++;                /* ours, whatever the plan does */
 	plan_begin(&b->g);

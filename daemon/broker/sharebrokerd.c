@@ -181,7 +181,8 @@ int main(int argc, char **argv)
 	fusetab_clean(b.state_dir);
 	graph_init(&b.g, max ? max : mount_max());
 	b.ns = ns_new(&b.g);
-	err = import_table(&b, table ? table : "/proc/self/mountinfo");
+	err = !b.ns ? -ENOMEM :
+	      import_table(&b, table ? table : "/proc/self/mountinfo");
 	if (err == -ENOENT && !table)  /* before 2.6.26 */
 		err = import_table(&b, "/proc/mounts");
 	if (err < 0) {

@@ -48,13 +48,14 @@ static int text_open(const char *dir, FILE **f)
 	return fd;
 }
 
-/* The text is written; *pass gets a read-only descriptor of it.  Not the
- * writable one: that would let any caller, an unprivileged jailed one
- * too, fill the state directory's filesystem. */
-static int text_done(FILE *f, int fd, int *pass)
+/* The text is written (wrote: the renderer's 0 or -errno); *pass gets a
+ * read-only descriptor of it.  Not the writable one: that would let any
+ * caller, an unprivileged jailed one too, fill the state directory's
+ * filesystem. */
+static int text_done(FILE *f, int fd, int *pass, int wrote)
 {
 	char proc[64];
-	int err = fclose(f) == 0 ? 0 : -errno;
+	int err = fclose(f) == 0 ? wrote : -errno;
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
 	if (!err && (*pass = open(proc, O_RDONLY | O_CLOEXEC)) < 0)
 		err = -errno;
@@ -80,8 +81,8 @@ int show_tree(struct request *r, const char *dir, int *pass)
 		err = -ENOTDIR;
 	if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
 		int fd = err;
-		render_tree(b->ns, root, false, f);
-		err = text_done(f, fd, pass);
+		err = text_done(f, fd, pass,
+				render_tree(b->ns, root, false, f));
 	}
 	named_free(&n);
 	free(buf);
@@ -110,8 +111,8 @@ int show_graph(struct request *r, int *pass)
 	}
 	if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
 		int fd = err;
-		render_graph(&b->g, b->ns, v, i, f);
-		err = text_done(f, fd, pass);
+		err = text_done(f, fd, pass,
+				render_graph(&b->g, b->ns, v, i, f));
 	}
 	for (unsigned k = 0; bufs && k < n; k++)
 		free(bufs[k]);
@@ -139,8 +140,8 @@ int show_table(struct request *r, const char *which, int *pass)
 		err = fusetab_open(b, root, info, pass);
 	else if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
 		int fd = err;
-		(info ? render_mountinfo : render_mounts)(&b->g, b->ns, root, f);
-		err = text_done(f, fd, pass);
+		err = text_done(f, fd, pass, (info ? render_mountinfo :
+			render_mounts)(&b->g, b->ns, root, f));
 	}
 	free(buf);
 	return err;

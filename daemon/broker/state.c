@@ -152,6 +152,7 @@ int state_load(struct broker *b)
 	struct saved *v = read_state(f, &n);
 	fclose(f);
 	bool check = b->g.check;
+	int err = 0;
 	b->g.check = false;
 	plan_begin(&b->g);
 	for (size_t i = 0; i < n; i++) {
@@ -161,16 +162,19 @@ int state_load(struct broker *b)
 		for (size_t j = 0; v[i].group && j < i && !peer; j++)
 			if (v[j].m && v[j].group == v[i].group)
 				peer = v[j].m;
-		mount_restore(&b->g, v[i].m, v[i].group != 0, peer, NULL,
-			      v[i].unbindable);
+		err = err ?: mount_restore(&b->g, v[i].m, v[i].group != 0,
+					   peer, NULL, v[i].unbindable);
 	}
 	for (size_t i = 0; i < n; i++)
 		if (v[i].m && v[i].master)
-			mount_restore(&b->g, v[i].m, false, NULL,
-				      mount_of_kid(b, v[i].master),
-				      v[i].unbindable);
-	plan_commit(&b->g);
+			err = err ?: mount_restore(&b->g, v[i].m, false, NULL,
+						   mount_of_kid(b, v[i].master),
+						   v[i].unbindable);
+	if (err)                   /* all of the saved propagation, or none */
+		plan_abandon(&b->g);
+	else
+		plan_commit(&b->g);
 	b->g.check = check;
 	free(v);
-	return 0;
+	return err;
 }

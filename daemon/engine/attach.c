@@ -63,8 +63,9 @@ static struct mount *find_master(struct prop *p, struct mount *n,
 static int add_copy(struct prop *p, struct mount *c, struct mount *n)
 {
 	size_t cap = p->cap;
-	p->copy = grow(p->copy, &cap, p->n, sizeof *p->copy);
-	p->dest = grow(p->dest, &p->cap, p->n, sizeof *p->dest);
+	if (VEC_RESERVE(p->copy, cap, p->n + 1) ||
+	    VEC_RESERVE(p->dest, p->cap, p->n + 1))
+		return -ENOMEM;
 	c->copy_of = p->n;
 	p->copy[p->n] = c;
 	p->dest[p->n++] = n;
@@ -104,53 +105,72 @@ static int propagate(struct prop *p, struct mount *d)
 				copy = find_master(p, n, copy);
 			copy = copy_tree(p->g, copy, copy->root,
 					 type | CL_RECURSIVE, n->ns);
-			err = add_copy(p, copy, n);
+			err = copy ? add_copy(p, copy, n) : -ENOMEM;
 			type = CL_MAKE_SHARED;
 		} while (!err && (n = next_peer(n)) != m);
 	}
 	return err;
 }
 
-/* Attach a planned tree at (parent, mp): one kernel step per mount. */
-static void graft_new(struct graph *g, struct mount *t, struct mount *parent,
-		      const char *mp)
+/* One kernel step per mount of a planned tree (its copies' sources are
+ * forgotten once planned); shared with op_copy_ns(). */
+int plan_tree(struct graph *g, struct mount *t)
 {
-	mount_attach(g, t, parent, mp);
-	for (struct mount *p = t; p; p = next_in_tree(p, t)) {
-		plan_step(g, p->src ? STEP_BIND : STEP_NEW, p, p->src,
-			  p->parent, p->mp, 0);
+	int err = 0;
+	for (struct mount *p = t; p && !err; p = next_in_tree(p, t)) {
+		err = plan_step(g, p->src ? STEP_BIND : STEP_NEW, p, p->src,
+				p->parent, p->mp, 0);
 		p->src = NULL;
 	}
+	return err;
+}
+
+/* Attach a planned tree at (parent, mp): one kernel step per mount. */
+static int graft_new(struct graph *g, struct mount *t, struct mount *parent,
+		     const char *mp)
+{
+	return mount_attach(g, t, parent, mp) ?: plan_tree(g, t);
 }
 
 /* A copy lands at (r, x); whatever r already has there is tucked on top
  * of the copy's topmost overmount (3.2.6). */
-static void place_copy(struct graph *g, struct mount *c, struct mount *r,
-		       const char *x)
+static int place_copy(struct graph *g, struct mount *c, struct mount *r,
+		      const char *x)
 {
 	struct mount *q = mount_at(g, r, x);
-	if (q) {
-		plan_step(g, STEP_PARK, q, NULL, NULL, NULL, 0);
-		mount_detach(g, q);
-	}
-	graft_new(g, c, r, x);
-	if (q) {
+	int err = q ? plan_step(g, STEP_PARK, q, NULL, NULL, NULL, 0) ?:
+		      mount_detach(g, q) : 0;
+	err = err ?: graft_new(g, c, r, x);
+	if (!err && q) {
 		struct mount *top = topmost(g, c);
-		mount_attach(g, q, top, top->root);
-		plan_step(g, STEP_MOVE, q, NULL, top, top->root, 0);
+		err = mount_attach(g, q, top, top->root) ?:
+		      plan_step(g, STEP_MOVE, q, NULL, top, top->root, 0);
 	}
+	return err;
 }
 
 /* Under a shared destination every mount of the tree gets a group before
  * the copies are made (1.3), but counts as shared only once they are: a
  * moved slave that receives a copy of itself gets a pure slave copy. */
-static void invent_groups(struct prop *p, struct mount *t)
+static int invent_groups(struct prop *p, struct mount *t)
 {
+	unsigned id;
 	for (struct mount *q = t; q; q = next_in_tree(q, t))
 		if (!q->group) {
-			JSET(p->g, q->group, group_new(p->g));
+			int err = group_new(p->g, &id) ?: JSET(p->g, q->group, id);
+			if (err)
+				return err;
 			q->invented = p->mark;
 		}
+	return 0;
+}
+
+static int share_tree(struct graph *g, struct mount *t)
+{
+	int err = 0;
+	for (struct mount *q = t; q && !err; q = next_in_tree(q, t))
+		err = set_shared(g, q);
+	return err;
 }
 
 /* The attach procedure (3.2): t is a planned tree, or for a move the
@@ -163,24 +183,16 @@ static int attach(struct graph *g, struct mount *t, struct loc to, bool moving)
 
 	if (!moving)
 		err = count(g, d->ns);
-	if (!err && is_shared(d)) {
-		invent_groups(&p, t);
-		err = propagate(&p, d);
-		for (struct mount *q = t; q; q = next_in_tree(q, t))
-			set_shared(g, q);
-	}
-	if (err)
-		goto out;
-	if (moving) {
-		mount_detach(g, t);
-		mount_attach(g, t, d, to.dir);
-		plan_step(g, STEP_MOVE, t, NULL, d, to.dir, 0);
-	} else {
-		graft_new(g, t, d, to.dir);
-	}
-	for (size_t i = 0; i < p.n; i++)
-		place_copy(g, p.copy[i], p.dest[i], to.dir);
-out:
+	if (!err && is_shared(d))
+		err = invent_groups(&p, t) ?: propagate(&p, d) ?:
+		      share_tree(g, t);
+	if (!err && moving)
+		err = mount_detach(g, t) ?: mount_attach(g, t, d, to.dir) ?:
+		      plan_step(g, STEP_MOVE, t, NULL, d, to.dir, 0);
+	else if (!err)
+		err = graft_new(g, t, d, to.dir);
+	for (size_t i = 0; !err && i < p.n; i++)
+		err = place_copy(g, p.copy[i], p.dest[i], to.dir);
 	free(p.copy);
 	free(p.dest);
 	return err;
@@ -198,21 +210,26 @@ static int check_caller(const struct caller *c, const struct loc *to)
 int op_mount_fs(struct graph *g, const struct caller *c, struct loc at,
 		struct fs *fs, const char *devname, unsigned long ms)
 {
+	/* a new instance nobody mounted is the plan's: gone if it fails */
+	if (!fs->refs) {
+		int err = fs_adopt(g, fs);
+		if (err) {
+			fs_put(fs);
+			return err;
+		}
+	}
 	int err = check_caller(c, &at);
 	if (!err && fs == at.m->fs && strcmp(at.dir, at.m->root) == 0)
 		err = -EBUSY;
 	if (!err && at.file)
 		err = -ENOTDIR;
-	if (err) {
-		if (!fs->refs)         /* a new instance nobody mounted */
-			fs_put(fs);
+	if (err)
 		return err;
-	}
 	if (!fs->refs)
 		fs->flags = sb_flags(ms, 0, ~0u);
 	struct mount *m = mount_new(g, fs, "/", devname, mount_flags(ms, 0),
 				    at.m->ns);
-	return attach(g, m, at, false);
+	return m ? attach(g, m, at, false) : -ENOMEM;
 }
 
 /* bind and rbind (4.1, 4.2): the clone of from.m rooted at from.dir. */
@@ -232,6 +249,8 @@ int op_bind(struct graph *g, const struct caller *c, struct loc from,
 		return -ENOTDIR;
 	struct mount *t = copy_tree(g, from.m, from.dir,
 				    recursive ? CL_RECURSIVE : 0, to.m->ns);
+	if (!t)
+		return -ENOMEM;
 	t->file = from.file;
 	return attach(g, t, to, false);
 }

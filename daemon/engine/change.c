@@ -27,13 +27,15 @@ int op_change(struct graph *g, const struct caller *c, struct loc at, int flags)
 		return -EINVAL;
 	if (m->ns != c->ns)
 		return -EINVAL;
+	int err = 0;
 	/* rshared takes every missing group id first, in pre-order */
 	if (type == LS_MS_SHARED)
-		for (struct mount *p = m; p; p = rec ? next_in_tree(p, m) : NULL)
-			set_shared(g, p);
-	for (struct mount *p = m; p; p = rec ? next_in_tree(p, m) : NULL)
-		change_propagation(g, p, type);
-	return 0;
+		for (struct mount *p = m; p && !err;
+		     p = rec ? next_in_tree(p, m) : NULL)
+			err = set_shared(g, p);
+	for (struct mount *p = m; p && !err; p = rec ? next_in_tree(p, m) : NULL)
+		err = change_propagation(g, p, type);
+	return err;
 }
 
 /* clone(CLONE_NEWNS) within one user namespace: every mount copied, peers
@@ -44,13 +46,11 @@ int op_copy_ns(struct graph *g, const struct caller *c, struct ns **out)
 		return -EPERM;
 	struct ns *ns = ns_new(g);
 	struct mount *old = c->ns->root;
-	ns->root = copy_tree(g, old, old->root,
-			     CL_RECURSIVE | CL_COPY_UNBINDABLE, ns);
-	for (struct mount *p = ns->root; p; p = next_in_tree(p, ns->root)) {
-		plan_step(g, p->src ? STEP_BIND : STEP_NEW, p, p->src,
-			  p->parent, p->mp, 0);
-		p->src = NULL;
-	}
-	*out = ns;
-	return 0;
+	if (!ns || !(ns->root = copy_tree(g, old, old->root,
+					  CL_RECURSIVE | CL_COPY_UNBINDABLE, ns)))
+		return -ENOMEM;
+	int err = plan_tree(g, ns->root);
+	if (!err)
+		*out = ns;
+	return err;
 }

@@ -1,9 +1,11 @@
-/* check.c: the invariants of semantics.md 1.1, verified after every
- * committed operation when graph.check is set (test builds and sharedry).
- * Costs a walk of the whole graph: never on by default in the broker.
+/* check.c: the invariants of semantics.md 1.1, and the checker that runs
+ * them with check_plan.c's replay before every plan is kept.  The dry run
+ * and the tests install it (graph.checker); it costs walks of the whole
+ * graph, so the broker does not.
+ *
+ * The invariants are checked before the plan's dead mounts are freed:
+ * they are skipped, and a live mount still pointing at one is an error.
  */
-#include <errno.h>
-#include <stdlib.h>
 #include "journal.h"
 
 static unsigned master_group(const struct mount *m)
@@ -17,7 +19,8 @@ static int check_ring(const struct mount *m)
 	const struct mount *p = m;
 	do {
 		if (p->group != m->group || master_group(p) != master_group(m) ||
-		    p->fs != m->fs || next_peer(p)->share.prev != &p->share)
+		    p->fs != m->fs || next_peer(p)->share.prev != &p->share ||
+		    p->dead)
 			return -EPROTO;
 		p = next_peer(p);
 	} while (p != m);
@@ -31,7 +34,7 @@ static int check_slaves(const struct mount *m)
 		return -EPROTO;
 	for (const struct list *l = m->slaves.next; l != &m->slaves; l = l->next) {
 		const struct mount *s = list_entry(l, struct mount, slave);
-		if (s->master != m || s->fs != m->fs)
+		if (s->master != m || s->fs != m->fs || s->dead)
 			return -EPROTO;
 	}
 	if (m->unbindable && (m->group || m->master))
@@ -39,12 +42,12 @@ static int check_slaves(const struct mount *m)
 	return 0;
 }
 
-/* 6: the master chain ends. */
+/* 6: the master chain ends, in live mounts. */
 static int check_acyclic(const struct graph *g, const struct mount *m)
 {
-	unsigned n = HASH_CNT(hh, g->by_id);
+	unsigned n = g->nmounts;
 	for (const struct mount *p = m->master; p; p = p->master)
-		if (n-- == 0)
+		if (n-- == 0 || p->dead)
 			return -EPROTO;
 	return 0;
 }
@@ -54,16 +57,11 @@ static int check_place(const struct graph *g, struct mount *m)
 {
 	if (!m->parent)
 		return m->ns->root == m ? 0 : -EPROTO;
-	if (mount_at(g, m->parent, m->mp) != m || m->parent->ns != m->ns)
+	if (m->parent->dead || mount_at(g, m->parent, m->mp) != m ||
+	    m->parent->ns != m->ns)
 		return -EPROTO;
 	return 0;
 }
-
-/* A peer-group id names one ring: its members, counted once each. */
-struct group_seen {
-	unsigned group, ring, members;
-	UT_hash_handle hh;
-};
 
 static unsigned ring_size(const struct mount *m)
 {
@@ -76,44 +74,44 @@ static unsigned ring_size(const struct mount *m)
 	return n;
 }
 
-/* Each ring is walked once, at its first member; then every id must have
- * as many mounts as its ring has members. */
+static int by_group(const void *a, const void *b)
+{
+	unsigned x = (*(struct mount *const *)a)->group;
+	unsigned y = (*(struct mount *const *)b)->group;
+	return (x > y) - (x < y);
+}
+
+/* A peer-group id names one ring: sorted by id, the mounts of each id
+ * must be as many as the ring of the first of them has members. */
 static int check_groups(const struct graph *g)
 {
-	struct group_seen *seen = NULL, *e, *tmp;
-	struct mount *m, *t;
+	struct mount **v = NULL;
+	size_t n = 0, cap = 0;
 	int err = 0;
-
-	HASH_ITER(hh, g->by_id, m, t) {
-		if (!m->group)
-			continue;
-		HASH_FIND(hh, seen, &m->group, sizeof m->group, e);
-		if (!e) {
-			if ((err = check_ring(m)))
-				break;
-			e = calloc(1, sizeof *e);
-			if (!e)
-				abort();
-			e->group = m->group;
-			e->ring = ring_size(m);
-			HASH_ADD(hh, seen, group, sizeof e->group, e);
-		}
-		e->members++;
+	for (size_t id = 0; !err && id < g->capid; id++) {
+		struct mount *m = g->by_id[id];
+		if (m && !m->dead && m->group)
+			err = VEC_PUSH(v, n, cap, m);
 	}
-	HASH_ITER(hh, seen, e, tmp) {
-		if (!err && e->members != e->ring)
+	if (!err)
+		qsort(v, n, sizeof *v, by_group);
+	for (size_t i = 0, j; !err && i < n; i = j) {
+		for (j = i + 1; j < n && v[j]->group == v[i]->group; j++)
+			;
+		if (!(err = check_ring(v[i])) && j - i != ring_size(v[i]))
 			err = -EPROTO;
-		HASH_DEL(seen, e);
-		free(e);
 	}
+	free(v);
 	return err;
 }
 
 int check_invariants(const struct graph *g)
 {
-	struct mount *m, *tmp;
 	int err = 0;
-	HASH_ITER(hh, g->by_id, m, tmp) {
+	for (size_t id = 0; id < g->capid; id++) {
+		struct mount *m = g->by_id[id];
+		if (!m || m->dead)
+			continue;
 		if ((!m->group && (err = check_ring(m))) ||
 		    (err = check_slaves(m)) || (err = check_acyclic(g, m)) ||
 		    (err = check_place(g, m)))
@@ -121,3 +119,14 @@ int check_invariants(const struct graph *g)
 	}
 	return check_groups(g);
 }
+
+static int verify(struct graph *g)
+{
+	return check_plan(g) ?: check_invariants(g);
+}
+
+const struct checker engine_checker = {
+	.begin = plan_snapshot,
+	.verify = verify,
+	.end = plan_snapshot_free,
+};

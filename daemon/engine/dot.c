@@ -10,7 +10,7 @@
  * with a dashed line to those of them that are drawn.
  */
 #include <stdlib.h>
-#include "engine.h"
+#include "journal.h"
 
 static bool drawn(const struct mount *m)
 {
@@ -30,17 +30,21 @@ static void put_text(FILE *out, const char *s)
 			fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
 }
 
-static void put_node(FILE *out, const struct mount *m, struct loc top,
-		     const char *indent)
+static int put_node(FILE *out, const struct mount *m, struct loc top,
+		    const char *indent)
 {
-	char *path = mount_path(m, top), *src = mount_source(m);
-	fprintf(out, "%sm%u [label=\"", indent, m->id);
-	put_text(out, path ? path : "(unreachable)");
-	fputs("\\n", out);
-	put_text(out, src);
-	fputs("\"];\n", out);
+	int err;
+	char *path = mount_path(m, top, &err), *src = mount_source(m);
+	if (!err && src) {
+		fprintf(out, "%sm%u [label=\"", indent, m->id);
+		put_text(out, path ? path : "(unreachable)");
+		fputs("\\n", out);
+		put_text(out, src);
+		fputs("\"];\n", out);
+	}
 	free(src);
 	free(path);
+	return err ?: src ? 0 : -ENOMEM;
 }
 
 /* Whether m comes first, in creation order, of the peers in ns: the one
@@ -53,41 +57,46 @@ static bool first_peer(const struct mount *m, const struct ns *ns)
 	return true;
 }
 
-static void put_cluster(FILE *out, const struct mount *m, struct ns *ns,
-			struct loc top)
+static int put_cluster(FILE *out, const struct mount *m, struct ns *ns,
+		       struct loc top)
 {
+	int err = 0;
 	fprintf(out, "\tsubgraph cluster_g%u {\n\t\tlabel=\"shared:%u\";\n",
 		m->group, m->group);
 	const struct mount *p = m;
 	do {
 		if (p->ns == ns && !p->dead)
-			put_node(out, p, top, "\t\t");
+			err = put_node(out, p, top, "\t\t");
 		p = next_peer(p);
-	} while (p != m);
+	} while (!err && p != m);
 	fputs("\t}\n", out);
+	return err;
 }
 
 /* A jail: its path, then every mount it sees, one per left-justified
  * line; dashed lines to the drawn ones. */
-static void put_jail(FILE *out, const struct graph *g, struct ns *ns,
-		     const struct view *v, size_t i)
+static int put_jail(FILE *out, const struct graph *g, struct ns *ns,
+		    const struct view *v, size_t i)
 {
+	int err = 0;
 	fprintf(out, "\tj%zu [shape=note, label=\"jail ", i);
 	put_text(out, v->name);
 	if (!v->root.m)
 		fputs(" (gone)", out);
 	fputs("\\l", out);
-	for (struct list *l = g->order.next; v->root.m && l != &g->order;
-	     l = l->next) {
+	for (struct list *l = g->order.next; !err && v->root.m &&
+	     l != &g->order; l = l->next) {
 		struct mount *m = list_entry(l, struct mount, order);
-		char *path = m->ns == ns ? mount_path(m, v->root) : NULL;
+		char *path = m->ns == ns ? mount_path(m, v->root, &err) : NULL;
 		char *src = path ? mount_source(m) : NULL;
-		if (path) {
+		if (src) {
 			fputs("  ", out);
 			put_text(out, path);
 			fputs("  ", out);
 			put_text(out, src);
 			fputs("\\l", out);
+		} else if (path) {
+			err = -ENOMEM;
 		}
 		free(src);
 		free(path);
@@ -100,29 +109,33 @@ static void put_jail(FILE *out, const struct graph *g, struct ns *ns,
 			fprintf(out, "\tj%zu -> m%u [style=dashed, "
 				"arrowhead=none];\n", i, m->id);
 	}
+	return err;
 }
 
-void render_graph(const struct graph *g, struct ns *ns,
-		  const struct view *jails, size_t njails, FILE *out)
+int render_graph(const struct graph *g, struct ns *ns,
+		 const struct view *jails, size_t njails, FILE *out)
 {
 	struct loc top = mount_root(ns->root);
+	int err = 0;
 	fputs("digraph propagation {\n\trankdir=LR;\n"
 	      "\tnode [shape=box, fontname=\"monospace\"];\n", out);
-	for (struct list *l = g->order.next; l != &g->order; l = l->next) {
+	for (struct list *l = g->order.next; !err && l != &g->order;
+	     l = l->next) {
 		struct mount *m = list_entry(l, struct mount, order);
 		if (m->ns != ns || !drawn(m))
 			continue;
 		if (!m->group)
-			put_node(out, m, top, "\t");
+			err = put_node(out, m, top, "\t");
 		else if (first_peer(m, ns))
-			put_cluster(out, m, ns, top);
+			err = put_cluster(out, m, ns, top);
 	}
 	for (struct list *l = g->order.next; l != &g->order; l = l->next) {
 		struct mount *m = list_entry(l, struct mount, order);
 		if (m->ns == ns && m->master && m->master->ns == ns)
 			fprintf(out, "\tm%u -> m%u;\n", m->master->id, m->id);
 	}
-	for (size_t i = 0; i < njails; i++)
-		put_jail(out, g, ns, &jails[i], i);
+	for (size_t i = 0; !err && i < njails; i++)
+		err = put_jail(out, g, ns, &jails[i], i);
 	fputs("}\n", out);
+	return err;
 }

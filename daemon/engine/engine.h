@@ -7,7 +7,18 @@
  * journal and appends the plain kernel steps (bind, move, umount of private
  * mounts) that realise the change.  plan_commit() keeps the result,
  * plan_abandon() restores the graph exactly as it was.  Outside a plan
- * nothing changes.
+ * only what the kernel did already is told to the graph (sync.c,
+ * mount_rename(), fs_new(), ns_new()).
+ *
+ * Out of memory, the one rule: a function that cannot allocate returns
+ * -ENOMEM (NULL where it returns a pointer) and leaves the graph exactly
+ * as it was.  Inside a plan "as it was" means: as plan_abandon() leaves
+ * it, which the caller calls on any error anyway; outside a plan the
+ * function restores it itself.  Committing and abandoning never allocate,
+ * so they cannot fail for want of memory.  The renderers follow the rule
+ * too: -ENOMEM, with the output cut short.  (Scratch marks of walks, and
+ * MNT_EXPIRE's mark, which the kernel keeps too, are not the graph.)
+ * test/unit/oom-test proves the rule by failing each allocation in turn.
  */
 #ifndef LS_ENGINE_H
 #define LS_ENGINE_H
@@ -31,6 +42,23 @@ enum {
 /* Superblock flags, mountinfo field 11 (1.5.1). */
 enum { SB_RDONLY = 1 << 0, SB_SYNC = 1 << 1, SB_DIRSYNC = 1 << 2,
        SB_MAND = 1 << 3, SB_LAZYTIME = 1 << 4 };
+
+/* flags.c: the two families above, each named once: a flag, the mount(2)
+ * flag that asks for it, and its mountinfo name; in the kernel's order. */
+struct flag {
+	unsigned bit;          /* MNT_* or SB_* */
+	unsigned long ms;      /* LS_MS_* */
+	const char *name;
+};
+struct flag_table { const struct flag *v; size_t n; };
+extern const struct flag_table mnt_flag_table, sb_flag_table;
+unsigned long flags_ms(const struct flag_table *t, unsigned bits);
+unsigned flags_of_ms(const struct flag_table *t, unsigned long ms);
+const struct flag *flag_by_name(const struct flag_table *t, const char *name,
+				size_t n);
+unsigned flags_named(const struct flag_table *t, const char *list);
+/* mount(8)'s -o names: the list applied on top of the mount(2) flags ms. */
+unsigned long mount_options(unsigned long ms, const char *list);
 
 struct fs {                    /* a filesystem instance (superblock) */
 	unsigned id;
@@ -78,14 +106,21 @@ struct mount {
 	unsigned mark;         /* scratch: a master whose slave got a copy */
 	unsigned invented;     /* scratch: group given by the running attach */
 	size_t copy_of;        /* scratch: index of a copy in its operation */
-	char *key;             /* "parent-id/mp" while attached */
-	UT_hash_handle hh;     /* graph.by_id */
-	UT_hash_handle hk;     /* graph.by_key: (parent, mountpoint) */
+	unsigned khash;        /* hash of (parent, mp) while attached */
+	struct mount *knext;   /* chain of its bucket in graph.keys */
 };
 
 struct idpool {                /* smallest-free allocator (1.3, 1.4) */
 	unsigned next;         /* every id >= next is free */
-	unsigned *heap, n, cap;/* min-heap of free ids below next */
+	unsigned *heap;        /* min-heap of free ids below next, with */
+	size_t n, cap;         /* room for all of them (cap >= next - 1) */
+};
+
+/* The mounts by (parent, mountpoint): a chained table, the key hashed in
+ * place, so that a lookup allocates nothing. */
+struct keys {
+	struct mount **bucket;
+	size_t nbucket, n;     /* nbucket: 0 or a power of two */
 };
 
 enum step_kind {
@@ -106,25 +141,43 @@ struct step {
 };
 
 struct undo;
+struct graph;
+
+/* A checker the caller installs (the dry run, the unit tests): the plan
+ * calls it through these pointers, never by name, so the engine's core
+ * depends on no checker.  begin() sees the graph as a plan opens,
+ * verify() as plan_commit() is about to keep it: an error other than
+ * -ENOMEM is reported by plan_commit(), which keeps the plan anyway;
+ * -ENOMEM makes plan_commit() abandon it.  end() runs as the plan closes
+ * either way. */
+struct checker {
+	int (*begin)(struct graph *g);
+	int (*verify)(struct graph *g);
+	void (*end)(struct graph *g);
+};
 
 struct graph {
-	struct mount *by_id, *by_key;
+	struct mount **by_id;  /* indexed by id; NULL: a free id */
+	size_t capid;
+	unsigned nmounts;      /* in by_id, the plan's dead ones included */
+	struct keys keys;
 	struct idpool mount_ids, group_ids;
 	struct list order;     /* every live mount, by seq */
 	struct list nss;
 	uint64_t seq;
 	unsigned next_fs, next_ns, stamp;
 	unsigned max_mounts;   /* fs.mount-max */
-	bool check;            /* verify invariants and plans (test builds) */
+	bool check;            /* run the checker (off during imports) */
+	const struct checker *checker;
 
 	/* the open plan */
 	bool planning;
-	void *snapshot;        /* check: the table before the plan */
+	int check_err;         /* the checker's begin() failed */
+	void *snapshot;        /* the checker's: the table before the plan */
 	uint64_t seq0;         /* g->seq when the plan began */
 	struct undo *undo;  size_t nundo, capundo;
 	struct step *steps; size_t nsteps, capsteps;
 	struct mount **dead; size_t ndead, capdead;
-	unsigned *freed_groups; size_t nfreed, capfreed;
 };
 
 /* A place: a directory inside the topmost mount there (semantics.md App. B). */
@@ -156,29 +209,38 @@ void graph_free(struct graph *g);
 struct fs *fs_new(struct graph *g, const char *type, const char *opts);
 void fs_put(struct fs *fs);
 struct ns *ns_new(struct graph *g);
+struct mount *mount_by_id(const struct graph *g, unsigned id);
+struct mount *next_in_tree(struct mount *m, struct mount *top);
+struct mount *mount_at(const struct graph *g, const struct mount *parent,
+		       const char *mp);
+struct mount *topmost(const struct graph *g, struct mount *m);
+bool dir_under(const char *dir, const char *top);
+bool reaches(const struct mount *m, const char *dir, struct loc root);
+
+/* sync.c: what the kernel has already, learnt outside any plan (the
+ * broker's import); each call changes all it says or nothing.  An fs
+ * nobody mounts yet is the import's: freed when the import fails. */
 int graph_set_root(struct graph *g, struct ns *ns, struct fs *fs,
 		   const char *devname, unsigned flags);
 struct mount *graph_import(struct graph *g, struct ns *ns,
 			   struct mount *parent, const char *mp, struct fs *fs,
 			   const char *root, const char *devname,
 			   unsigned flags);
-struct mount *mount_by_id(const struct graph *g, unsigned id);
-void mount_rename(struct graph *g, struct mount *m, const char *root,
-		  const char *mp);
-void graph_forget(struct graph *g, struct mount *m);
-/* m, moved by the kernel alone, now at (parent, mp) (drift.c). */
-void graph_relocate(struct graph *g, struct mount *m, struct mount *parent,
-		    const char *mp);
-void mount_restore(struct graph *g, struct mount *m, bool shared,
-		   struct mount *peer, struct mount *master, bool unbindable);
-struct mount *next_peer(const struct mount *m);
-struct mount *next_in_tree(struct mount *m, struct mount *top);
-struct mount *mount_at(const struct graph *g, const struct mount *parent,
-		       const char *mp);
-struct mount *topmost(const struct graph *g, struct mount *m);
-bool dir_under(const char *dir, const char *top);
+int mount_rename(struct graph *g, struct mount *m, const char *root,
+		 const char *mp);
+int graph_forget(struct graph *g, struct mount *m);
+int mount_restore(struct graph *g, struct mount *m, bool shared,
+		  struct mount *peer, struct mount *master, bool unbindable);
+/* m, moved by the kernel alone, now at (parent, mp): the graph follows,
+ * outside any plan; a legacy kernel's move propagates nothing. */
+int graph_relocate(struct graph *g, struct mount *m, struct mount *parent,
+		   const char *mp);
 
-/* plan.c */
+/* propagate.c */
+struct mount *next_peer(const struct mount *m);
+
+/* plan.c: plan_begin() cannot fail (a checker that cannot start makes
+ * plan_commit() fail with -ENOMEM instead). */
 void plan_begin(struct graph *g);
 int plan_commit(struct graph *g);
 void plan_abandon(struct graph *g);
@@ -208,17 +270,18 @@ int op_copy_ns(struct graph *g, const struct caller *c, struct ns **out);
 int op_pivot_root(struct graph *g, const struct caller *c, struct loc new,
 		  struct loc old);
 
-/* mountinfo.c */
+/* mountinfo.c; mount_path() is NULL when the reader cannot see m (and
+ * when out of memory: *err says which, if err is not NULL). */
 void put_escaped(FILE *out, const char *s);
-void render_mountinfo(const struct graph *g, struct ns *ns, struct loc root,
-		      FILE *out);
-void render_mounts(const struct graph *g, struct ns *ns, struct loc root,
-		   FILE *out);
-bool reaches(const struct mount *m, const char *dir, struct loc root);
-char *mount_path(const struct mount *m, struct loc root);
+int render_mountinfo(const struct graph *g, struct ns *ns, struct loc root,
+		     FILE *out);
+int render_mounts(const struct graph *g, struct ns *ns, struct loc root,
+		  FILE *out);
+char *mount_path(const struct mount *m, struct loc root, int *err);
 char *mount_source(const struct mount *m);
-void render_tree(struct ns *ns, struct loc root, bool opt_fields,
-		 FILE *out);
+
+/* tree.c */
+int render_tree(struct ns *ns, struct loc root, bool opt_fields, FILE *out);
 
 /* dot.c: a root to label in the propagation graph, a jail's; root.m is
  * NULL when its directory is gone. */
@@ -226,13 +289,18 @@ struct view {
 	const char *name;
 	struct loc root;
 };
-void render_graph(const struct graph *g, struct ns *ns,
-		  const struct view *jails, size_t njails, FILE *out);
+int render_graph(const struct graph *g, struct ns *ns,
+		 const struct view *jails, size_t njails, FILE *out);
 
-/* check.c */
+/* check.c, check_plan.c: the checker the dry run and the tests install
+ * (graph.checker = &engine_checker, graph.check = true). */
+extern const struct checker engine_checker;
 int check_invariants(const struct graph *g);
-void plan_snapshot(struct graph *g);
-void plan_snapshot_free(struct graph *g);
 int check_plan(struct graph *g);
+
+/* alloc.c: the allocation-failure injector, for tests only: the k-th
+ * engine allocation from now fails (0: none); how many did. */
+void eng_fail_at(long k);
+unsigned long eng_failures(void);
 
 #endif

@@ -30,17 +30,10 @@ int mount_call(unsigned long *ms)
  * names no atime option keeps the mount's. */
 unsigned mount_flags(unsigned long ms, unsigned old)
 {
-	static const struct { unsigned long ms; unsigned mnt; } map[] = {
-		{ LS_MS_RDONLY, MNT_RDONLY }, { LS_MS_NOSUID, MNT_NOSUID },
-		{ LS_MS_NODEV, MNT_NODEV }, { LS_MS_NOEXEC, MNT_NOEXEC },
-		{ LS_MS_NOATIME, MNT_NOATIME },
-		{ LS_MS_NODIRATIME, MNT_NODIRATIME },
-		{ LS_MS_NOSYMFOLLOW, MNT_NOSYMFOLLOW },
-	};
-	unsigned f = ms & LS_MS_NOATIME ? 0 : MNT_RELATIME;
-	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-		if (ms & map[i].ms)
-			f |= map[i].mnt;
+	/* MS_RELATIME itself is not read: relatime is the default */
+	unsigned f = flags_of_ms(&mnt_flag_table, ms) & ~MNT_RELATIME;
+	if (!(ms & LS_MS_NOATIME))
+		f |= MNT_RELATIME;
 	if (ms & LS_MS_STRICTATIME)
 		f &= ~(MNT_RELATIME | MNT_NOATIME);
 	if ((ms & LS_MS_REMOUNT) &&
@@ -53,18 +46,7 @@ unsigned mount_flags(unsigned long ms, unsigned old)
 /* The superblock flags mount(2) sets; mask says which it may change. */
 unsigned sb_flags(unsigned long ms, unsigned old, unsigned mask)
 {
-	unsigned f = 0;
-	if (ms & LS_MS_RDONLY)
-		f |= SB_RDONLY;
-	if (ms & LS_MS_SYNCHRONOUS)
-		f |= SB_SYNC;
-	if (ms & LS_MS_DIRSYNC)
-		f |= SB_DIRSYNC;
-	if (ms & LS_MS_MANDLOCK)
-		f |= SB_MAND;
-	if (ms & LS_MS_LAZYTIME)
-		f |= SB_LAZYTIME;
-	return (old & ~mask) | (f & mask);
+	return (old & ~mask) | (flags_of_ms(&sb_flag_table, ms) & mask);
 }
 
 /* mount(2) with MS_REMOUNT: with MS_BIND only the mount's own flags
@@ -79,16 +61,16 @@ int op_remount(struct graph *g, const struct caller *c, struct loc at,
 		return -EPERM;
 	if (m->ns != c->ns || strcmp(at.dir, m->root) != 0)
 		return -EINVAL;
+	int err = 0;
 	if (!(ms & LS_MS_BIND))
-		JSET(g, m->fs->flags, sb_flags(ms, m->fs->flags,
-					       SB_RDONLY | SB_SYNC | SB_MAND |
-					       SB_LAZYTIME));
-	JSET(g, m->flags, mount_flags(ms, m->flags));
-	plan_step(g, STEP_REMOUNT, m, NULL, NULL, NULL,
+		err = JSET(g, m->fs->flags, sb_flags(ms, m->fs->flags,
+						     SB_RDONLY | SB_SYNC |
+						     SB_MAND | SB_LAZYTIME));
+	return err ?: JSET(g, m->flags, mount_flags(ms, m->flags)) ?:
+	       plan_step(g, STEP_REMOUNT, m, NULL, NULL, NULL,
 		  ms & (LS_MS_REMOUNT | LS_MS_BIND | LS_MS_RDONLY |
 			LS_MS_NOSUID | LS_MS_NODEV | LS_MS_NOEXEC |
 			LS_MS_SYNCHRONOUS | LS_MS_MANDLOCK | LS_MS_DIRSYNC |
 			LS_MS_NOSYMFOLLOW | LS_MS_NOATIME | LS_MS_NODIRATIME |
 			LS_MS_RELATIME | LS_MS_STRICTATIME | LS_MS_LAZYTIME));
-	return 0;
 }

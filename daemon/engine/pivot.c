@@ -29,16 +29,13 @@ int op_pivot_root(struct graph *g, const struct caller *c, struct loc new,
 	    !reaches(nm, new.dir, c->root))
 		return -EINVAL;
 
-	char *root_mp = strdup(root->mp);
-	if (!root_mp)
-		return -ENOMEM;
-	plan_step(g, STEP_PARK, nm, NULL, NULL, NULL, 0);
-	mount_detach(g, nm);
-	mount_detach(g, root);
-	mount_attach(g, root, om, old.dir);
-	plan_step(g, STEP_MOVE, root, NULL, om, old.dir, 0);
-	mount_attach(g, nm, root_parent, root_mp);
-	plan_step(g, STEP_MOVE, nm, NULL, root_parent, root_mp, 0);
-	free(root_mp);
-	return 0;
+	/* root's mountpoint string is replaced (kept by the journal until
+	 * commit) when root moves: nm takes the old one's name */
+	const char *root_mp = root->mp;
+	return plan_step(g, STEP_PARK, nm, NULL, NULL, NULL, 0) ?:
+	       mount_detach(g, nm) ?: mount_detach(g, root) ?:
+	       mount_attach(g, root, om, old.dir) ?:
+	       plan_step(g, STEP_MOVE, root, NULL, om, old.dir, 0) ?:
+	       mount_attach(g, nm, root_parent, root_mp) ?:
+	       plan_step(g, STEP_MOVE, nm, NULL, root_parent, root_mp, 0);
 }

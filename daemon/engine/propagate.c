@@ -23,6 +23,29 @@ bool is_shared(const struct mount *m)
 	return m->group != 0;
 }
 
+static void group_put(struct graph *g, void *p, unsigned id)
+{
+	(void)p;
+	id_put(&g->group_ids, id);
+}
+
+/* Group ids are taken at once and given back only at commit: an operation
+ * never frees and then allocates, so smallest-free stays exact (1.3). */
+int group_new(struct graph *g, unsigned *id)
+{
+	unsigned got;
+	if (jreserve(g, 1) || id_get(&g->group_ids, &got))
+		return -ENOMEM;
+	jcall(g, group_put, NULL, NULL, got);
+	*id = got;
+	return 0;
+}
+
+int group_release(struct graph *g, unsigned id)
+{
+	return jcall(g, NULL, group_put, NULL, id);
+}
+
 /* Pre-order walk of origin's propagation tree: its peers, then slaves,
  * slaves of slaves...  Returns the mount after m, NULL at the end. */
 struct mount *propagation_next(struct mount *m, struct mount *origin)
@@ -74,91 +97,61 @@ struct mount *next_group(struct mount *m, struct mount *origin, uint64_t seq0)
 	}
 }
 
-/* Pre-order walk of the mount tree below top, children in attach order. */
-struct mount *next_in_tree(struct mount *m, struct mount *top)
+int set_shared(struct graph *g, struct mount *m)
 {
-	if (!list_empty(&m->mounts))
-		return list_entry(m->mounts.next, struct mount, child);
-	for (;;) {
-		if (m == top)
-			return NULL;
-		if (m->child.next != &m->parent->mounts)
-			return list_entry(m->child.next, struct mount, child);
-		m = m->parent;
+	unsigned id;
+	if (!m->group) {
+		int err = group_new(g, &id) ?: JSET(g, m->group, id);
+		if (err)
+			return err;
 	}
-}
-
-void set_shared(struct graph *g, struct mount *m)
-{
-	if (!m->group)
-		JSET(g, m->group, group_new(g));
-	JSET(g, m->unbindable, false);
-}
-
-/* Propagation read back from sharebrokerd's state file, for a private m
- * (outside the graph's rules, inside a plan): a peer of `peer`, or of a
- * new group when shared without one; a slave of `master`, at the end of
- * its list; unbindable. */
-void mount_restore(struct graph *g, struct mount *m, bool shared,
-		   struct mount *peer, struct mount *master, bool unbindable)
-{
-	if (peer) {
-		JSET(g, m->group, peer->group);
-		jlist_add_tail(g, &m->share, &peer->share);
-	} else if (shared) {
-		set_shared(g, m);
-	}
-	if (master) {
-		JSET(g, m->master, master);
-		jlist_add_tail(g, &m->slave, &master->slaves);
-	}
-	JSET(g, m->unbindable, unbindable);
+	return JSET(g, m->unbindable, false);
 }
 
 /* m's slaves now follow to, or nobody: they keep their order and go to
  * the head of to's list (6.18's transfer_propagation). */
-void transfer_slaves(struct graph *g, struct mount *m, struct mount *to)
+int transfer_slaves(struct graph *g, struct mount *m, struct mount *to)
 {
-	for (struct list *l = m->slaves.next; l != &m->slaves; l = l->next)
-		JSET(g, list_entry(l, struct mount, slave)->master, to);
-	while (!list_empty(&m->slaves)) {
+	int err = 0;
+	for (struct list *l = m->slaves.next; !err && l != &m->slaves;
+	     l = l->next)
+		err = JSET(g, list_entry(l, struct mount, slave)->master, to);
+	while (!err && !list_empty(&m->slaves)) {
 		struct list *l = m->slaves.prev;
-		jlist_del_init(g, l);
-		if (to)
-			jlist_add(g, l, &to->slaves);
+		err = jlist_del_init(g, l);
+		if (!err && to)
+			err = jlist_add(g, l, &to->slaves);
 	}
+	return err;
 }
 
 /* The state change of one mount (2.2); type is one PROP_* bit.  A mount
  * leaving its group follows the next peer, or its master when it was the
  * last member, and hands its slaves to the same mount. */
-void change_propagation(struct graph *g, struct mount *m, int type)
+int change_propagation(struct graph *g, struct mount *m, int type)
 {
 	struct mount *to = m->master;
+	int err = 0;
 
-	if (type == LS_MS_SHARED) {
-		set_shared(g, m);
-		return;
-	}
+	if (type == LS_MS_SHARED)
+		return set_shared(g, m);
 	if (is_shared(m)) {
 		if (list_empty(&m->share)) {
-			group_release(g, m->group);
+			err = group_release(g, m->group);
 		} else {
 			to = next_peer(m);
-			jlist_del_init(g, &m->share);
+			err = jlist_del_init(g, &m->share);
 		}
-		JSET(g, m->group, 0);
-		transfer_slaves(g, m, to);
+		err = err ?: JSET(g, m->group, 0) ?: transfer_slaves(g, m, to);
 	}
-	jlist_del_init(g, &m->slave);
-	if (type == LS_MS_SLAVE) {
-		JSET(g, m->master, to);
-		if (to)
-			jlist_add(g, &m->slave, &to->slaves);
-	} else {
-		JSET(g, m->master, NULL);
-		JSET(g, m->unbindable, type == LS_MS_UNBINDABLE);
-	}
+	err = err ?: jlist_del_init(g, &m->slave);
+	if (err)
+		return err;
+	if (type == LS_MS_SLAVE)
+		return JSET(g, m->master, to) ?:
+		       (to ? jlist_add(g, &m->slave, &to->slaves) : 0);
+	return JSET(g, m->master, NULL) ?:
+	       JSET(g, m->unbindable, type == LS_MS_UNBINDABLE);
 }
 
 /* One clone of old rooted at root (4.2's table; 3.3 for the copies). */
@@ -166,44 +159,51 @@ static struct mount *clone_mount(struct graph *g, struct mount *old,
 				 const char *root, int flags, struct ns *ns)
 {
 	struct mount *m = mount_new(g, old->fs, root, old->devname, old->flags, ns);
+	int err = 0;
+	if (!m)
+		return NULL;
 	m->src = old;
 	m->file = old->file && strcmp(root, old->root) == 0;
 	if (flags & CL_SLAVE) {
-		jlist_add(g, &m->slave, &old->slaves);
+		err = jlist_add(g, &m->slave, &old->slaves);
 		m->master = old;
 	} else {
 		m->group = old->group;
 		if ((flags & CL_MAKE_SHARED) || is_shared(old))
-			jlist_add(g, &m->share, &old->share);
-		if (old->master)
-			jlist_add(g, &m->slave, &old->slave);
+			err = jlist_add(g, &m->share, &old->share);
+		if (!err && old->master)
+			err = jlist_add(g, &m->slave, &old->slave);
 		m->master = old->master;
 	}
 	/* the 6.18 oracle copies no unbindable bit, not even into a new
 	 * namespace (semantics.md 8) */
-	if (flags & CL_MAKE_SHARED)
-		set_shared(g, m);
-	return m;
+	if (!err && (flags & CL_MAKE_SHARED))
+		err = set_shared(g, m);
+	return err ? NULL : m;
+}
+
+/* The mount after p's whole subtree in the walk below src, or NULL. */
+static struct mount *skip_subtree(struct mount *p, struct mount *src)
+{
+	while (p != src && p->child.next == &p->parent->mounts)
+		p = p->parent;
+	return p == src ? NULL : list_entry(p->child.next, struct mount, child);
 }
 
 /* Clone src's tree (or only src, without CL_RECURSIVE), rooted at root:
  * submounts outside root are left out, unbindable ones pruned with what
- * is under them unless CL_COPY_UNBINDABLE (4.2). */
+ * is under them unless CL_COPY_UNBINDABLE (4.2).  NULL: out of memory. */
 struct mount *copy_tree(struct graph *g, struct mount *src, const char *root,
 			int flags, struct ns *ns)
 {
 	struct mount *top = clone_mount(g, src, root, flags, ns);
-	if (!(flags & CL_RECURSIVE))
+	if (!top || !(flags & CL_RECURSIVE))
 		return top;
 	struct mount *s = src, *dst = top;
 	for (struct mount *p = next_in_tree(src, src); p; ) {
 		if ((p->parent == src && !dir_under(p->mp, root)) ||
 		    (p->unbindable && !(flags & CL_COPY_UNBINDABLE))) {
-			struct mount *q = p;   /* skip p's whole subtree */
-			while (q != src && q->child.next == &q->parent->mounts)
-				q = q->parent;
-			p = q == src ? NULL : list_entry(q->child.next,
-							 struct mount, child);
+			p = skip_subtree(p, src);
 			continue;
 		}
 		while (s != p->parent) {   /* climb back to p's parent */
@@ -211,7 +211,8 @@ struct mount *copy_tree(struct graph *g, struct mount *src, const char *root,
 			dst = dst->parent;
 		}
 		struct mount *c = clone_mount(g, p, p->root, flags, ns);
-		mount_attach(g, c, dst, p->mp);
+		if (!c || mount_attach(g, c, dst, p->mp))
+			return NULL;
 		s = p;
 		dst = c;
 		p = next_in_tree(p, src);

@@ -41,11 +41,12 @@ static bool busy_somewhere(struct mount *m, busy_fn busy, void *ctx,
 
 struct set { struct mount **v; size_t n, cap; unsigned stamp; };
 
-static void add(struct set *s, struct mount *m)
+static int add(struct set *s, struct mount *m)
 {
-	s->v = grow(s->v, &s->cap, s->n, sizeof *s->v);
-	s->v[s->n++] = m;
+	if (VEC_PUSH(s->v, s->n, s->cap, m))
+		return -ENOMEM;
 	m->stamp = s->stamp;
+	return 0;
 }
 
 static bool in(const struct set *s, const struct mount *m)
@@ -92,19 +93,20 @@ static void trim(struct set *s, struct mount *c, struct mount *top,
 
 /* U, then the counterparts of every member of U, then trimmed to the
  * largest non-shifting subset. */
-static void gather(struct graph *g, struct set *s, struct mount *m, bool lazy)
+static int gather(struct graph *g, struct set *s, struct mount *m, bool lazy)
 {
 	s->stamp = ++g->stamp;
 	for (struct mount *p = m; p; p = lazy ? next_in_tree(p, m) : NULL)
-		add(s, p);
+		if (add(s, p))
+			return -ENOMEM;
 	size_t nu = s->n;
 	for (size_t i = 0; i < nu; i++) {
 		struct mount *u = s->v[i], *p = u->parent;
 		for (struct mount *q = propagation_next(p, p); q;
 		     q = propagation_next(q, p)) {
 			struct mount *c = mount_at(g, q, u->mp);
-			if (c && !in(s, c))
-				add(s, c);
+			if (c && !in(s, c) && add(s, c))
+				return -ENOMEM;
 		}
 	}
 	for (size_t i = nu; i < s->n; i++)
@@ -115,6 +117,7 @@ static void gather(struct graph *g, struct set *s, struct mount *m, bool lazy)
 		if (in(s, s->v[i]))
 			s->v[k++] = s->v[i];
 	s->n = k;
+	return 0;
 }
 
 /* Where a survivor sitting on a removed mount's root drops to: the place
@@ -133,48 +136,52 @@ static struct loc drop_to(const struct set *s, struct mount *o)
 /* Take m and the removed mounts it leads to out of their groups; the
  * first survivor on the way (a peer, else up the masters) is where their
  * slaves go.  Each traced mount's master points along the way meanwhile. */
-static struct mount *trace(struct graph *g, const struct set *s,
-			   struct mount *m)
+static int trace(struct graph *g, const struct set *s, struct mount *m,
+		 struct mount **to)
 {
 	for (;;) {
 		struct mount *next = next_peer(m);
+		int err = 0;
 		if (next != m) {
-			jlist_del_init(g, &m->share);
-			JSET(g, m->master, next);
+			err = jlist_del_init(g, &m->share) ?:
+			      JSET(g, m->master, next);
 		} else {
 			if (is_shared(m))
-				group_release(g, m->group);
+				err = group_release(g, m->group);
 			next = m->master;
 		}
-		JSET(g, m->group, 0);
-		jlist_del_init(g, &m->slave);
+		err = err ?: JSET(g, m->group, 0) ?:
+		      jlist_del_init(g, &m->slave);
+		if (err)
+			return err;
 		m->traced = s->stamp;
-		if (!next || !in(s, next))
-			return next;
-		if (next->traced == s->stamp)
-			return next->master;
+		if (!next || !in(s, next) || next->traced == s->stamp) {
+			*to = next && in(s, next) ? next->master : next;
+			return 0;
+		}
 		m = next;
 	}
 }
 
 /* Every removed mount becomes private at once, its slaves re-homed to a
  * survivor (2.2, 2.3; the kernel's bulk_make_private). */
-static void make_private(struct graph *g, const struct set *s)
+static int make_private(struct graph *g, const struct set *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		struct mount *m = s->v[i], *next;
+	int err = 0;
+	for (size_t i = 0; !err && i < s->n; i++) {
+		struct mount *m = s->v[i], *next, *to;
 		if (m->traced == s->stamp)
 			continue;
-		struct mount *to = trace(g, s, m);
-		while ((next = m->master) != to) {
-			JSET(g, m->master, to);
+		err = trace(g, s, m, &to);
+		while (!err && (next = m->master) != to) {
+			err = JSET(g, m->master, to);
 			m = next;
 		}
 	}
-	for (size_t i = 0; i < s->n; i++) {
-		transfer_slaves(g, s->v[i], s->v[i]->master);
-		JSET(g, s->v[i]->master, NULL);
-	}
+	for (size_t i = 0; !err && i < s->n; i++)
+		err = transfer_slaves(g, s->v[i], s->v[i]->master) ?:
+		      JSET(g, s->v[i]->master, NULL);
+	return err;
 }
 
 static unsigned depth(const struct mount *m)
@@ -192,48 +199,57 @@ static int deeper_first(const void *a, const void *b)
 	return da < db ? 1 : da > db ? -1 : 0;
 }
 
-static void take_out(struct graph *g, struct set *s, int flags)
-{
-	struct mount **park = NULL;
-	struct loc *to = NULL;
-	size_t n = 0, capp = 0;
+/* The survivors sitting on removed mounts' roots, and where each drops
+ * to: a place whose directory is a copy of the removed mountpoint's name
+ * (that mount goes, and its name with it at commit). */
+struct parked { struct mount **m; struct loc *to; size_t n, capm, capto; };
 
-	for (size_t i = 0; i < s->n; i++)     /* survivors on removed roots */
+static int survivors(const struct set *s, struct parked *pk)
+{
+	for (size_t i = 0; i < s->n; i++)
 		for (struct list *l = s->v[i]->mounts.next;
 		     l != &s->v[i]->mounts; l = l->next) {
 			struct mount *o = list_entry(l, struct mount, child);
 			if (in(s, o))
 				continue;
-			size_t cap = capp;
-			park = grow(park, &capp, n, sizeof *park);
-			to = grow(to, &cap, n, sizeof *to);
-			park[n] = o;
-			to[n] = drop_to(s, o);
-			to[n].dir = strdup(to[n].dir);
-			n++;
+			struct loc to = drop_to(s, o);
+			if (VEC_RESERVE(pk->to, pk->capto, pk->n + 1) ||
+			    !(to.dir = eng_strdup(to.dir)))
+				return -ENOMEM;
+			if (VEC_PUSH(pk->m, pk->n, pk->capm, o)) {
+				free((char *)to.dir);
+				return -ENOMEM;
+			}
+			pk->to[pk->n - 1] = to;
 		}
-	for (size_t i = 0; i < n; i++) {
-		plan_step(g, STEP_PARK, park[i], NULL, NULL, NULL, 0);
-		mount_detach(g, park[i]);
-	}
+	return 0;
+}
+
+static int take_out(struct graph *g, struct set *s, int flags)
+{
+	struct parked pk = { 0 };
+	int err = survivors(s, &pk);
+	for (size_t i = 0; !err && i < pk.n; i++)
+		err = plan_step(g, STEP_PARK, pk.m[i], NULL, NULL, NULL, 0) ?:
+		      mount_detach(g, pk.m[i]);
 	/* one umount2() per mount, children first: a removed parent may
 	 * hold a member of U (its counterpart's child) */
 	qsort(s->v, s->n, sizeof *s->v, deeper_first);
-	for (size_t i = 0; i < s->n; i++)
-		plan_step(g, STEP_UMOUNT, s->v[i], NULL, NULL, NULL,
-			  flags & LS_MNT_DETACH);
-	for (size_t i = s->n; i-- > 0; ) {
-		mount_detach(g, s->v[i]);
-		mount_kill(g, s->v[i]);
-	}
-	for (size_t i = 0; i < n; i++) {
-		mount_attach(g, park[i], to[i].m, to[i].dir);
-		plan_step(g, STEP_MOVE, park[i], NULL, to[i].m, to[i].dir, 0);
-		free((char *)to[i].dir);
-	}
-	make_private(g, s);
-	free(park);
-	free(to);
+	for (size_t i = 0; !err && i < s->n; i++)
+		err = plan_step(g, STEP_UMOUNT, s->v[i], NULL, NULL, NULL,
+				flags & LS_MNT_DETACH);
+	for (size_t i = s->n; !err && i-- > 0; )
+		err = mount_detach(g, s->v[i]) ?: mount_kill(g, s->v[i]);
+	for (size_t i = 0; !err && i < pk.n; i++)
+		err = mount_attach(g, pk.m[i], pk.to[i].m, pk.to[i].dir) ?:
+		      plan_step(g, STEP_MOVE, pk.m[i], NULL, pk.to[i].m,
+				pk.to[i].dir, 0);
+	err = err ?: make_private(g, s);
+	for (size_t i = 0; i < pk.n; i++)
+		free((char *)pk.to[i].dir);
+	free(pk.m);
+	free(pk.to);
+	return err;
 }
 
 /* umount2(at, flags) for a caller (5.1), after op_umount_flags_ok() and
@@ -261,17 +277,16 @@ int op_umount(struct graph *g, const struct caller *c, struct loc at, int flags,
 	}
 	if (m == c->root.m && !(flags & LS_MNT_DETACH)) {
 		/* 5.1 item 8: the caller's own root is remounted read-only */
-		JSET(g, m->fs->flags, m->fs->flags | SB_RDONLY);
-		plan_step(g, STEP_REMOUNT_RO, m, NULL, NULL, NULL, 0);
-		return 0;
+		return JSET(g, m->fs->flags, m->fs->flags | SB_RDONLY) ?:
+		       plan_step(g, STEP_REMOUNT_RO, m, NULL, NULL, NULL, 0);
 	}
 	if (!m->parent)
 		return -EINVAL;
 	if (!(flags & LS_MNT_DETACH) && busy_somewhere(m, busy, ctx, g))
 		return -EBUSY;
 	struct set s = { 0 };
-	gather(g, &s, m, flags & LS_MNT_DETACH);
-	take_out(g, &s, flags);
+	int err = gather(g, &s, m, flags & LS_MNT_DETACH) ?:
+		  take_out(g, &s, flags);
 	free(s.v);
-	return 0;
+	return err;
 }

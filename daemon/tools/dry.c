@@ -12,19 +12,21 @@ int dry_init(struct dry *d, unsigned max_mounts)
 {
 	struct loc host, at;
 	char *buf;
+	struct fs *fs;
 	graph_init(&d->g, max_mounts);
 	d->g.check = d->check;
-	d->ns = ns_new(&d->g);
-	if (graph_set_root(&d->g, d->ns, fs_new(&d->g, "rootfs", NULL),
-			   "rootfs", MNT_RELATIME) < 0)
+	d->g.checker = &engine_checker;
+	if (!(d->ns = ns_new(&d->g)) ||
+	    !(fs = fs_new(&d->g, "rootfs", NULL)) ||
+	    graph_set_root(&d->g, d->ns, fs, "rootfs", MNT_RELATIME) < 0)
 		return -1;
 	host = mount_root(d->ns->root);
 	if (lookup(d, host, d->base, MKDIR, &at, &buf) < 0)
 		return -1;
 	struct caller c = { true, d->ns, host };
 	plan_begin(&d->g);
-	int err = op_mount_fs(&d->g, &c, at, fs_new(&d->g, "tmpfs", NULL),
-			      "BASE", 0);
+	fs = fs_new(&d->g, "tmpfs", NULL);
+	int err = fs ? op_mount_fs(&d->g, &c, at, fs, "BASE", 0) : -ENOMEM;
 	free(buf);
 	if (err) {
 		plan_abandon(&d->g);
@@ -103,13 +105,6 @@ static int split(const struct dry *d, const char *s, char *w[MAXW])
 	return n;
 }
 
-/* Look up w[i] for the command's caller; the result's dir is in *buf. */
-int dry_at(struct cmd *k, int i, struct loc *l, char **buf)
-{
-	return i < k->n ? lookup(k->d, k->c.root, k->w[i], LOOKUP, l, buf)
-			: -EINVAL;
-}
-
 static int umount_op(struct cmd *k, const void *arg)
 {
 	(void)arg;
@@ -180,40 +175,6 @@ static void do_hold(struct cmd *k, bool hold)
 	d->holds[d->nholds++].seq = l.m->seq;
 }
 
-static void trace_plan(const struct graph *g)
-{
-	for (size_t i = 0; i < g->nsteps; i++) {
-		const struct step *s = &g->steps[i];
-		printf("    step %s mount %u", step_name(s->kind), s->mnt);
-		if (s->src)
-			printf(" from %u", s->src);
-		if (s->parent)
-			printf(" on %u at %s", s->parent, s->dir);
-		printf("%s\n", s->flags & LS_MNT_DETACH ? " (lazy)" : "");
-	}
-}
-
-/* One system call as one plan: committed when the operation succeeds
- * (unless the tests ask for every plan to be abandoned). */
-int dry_call(struct cmd *k, dry_op op, const void *arg)
-{
-	struct graph *g = &k->d->g;
-	plan_begin(g);
-	int err = op(k, arg);
-	if (err || k->d->abandon) {
-		plan_abandon(g);
-		return err;
-	}
-	if (k->d->trace)
-		trace_plan(g);
-	if (plan_commit(g) < 0) {
-		fprintf(stderr, "sharedry: line %u: invariant broken\n",
-			k->d->line);
-		k->d->broken = true;
-	}
-	return 0;
-}
-
 static struct ns *named(struct dry *d, const char *name)
 {
 	for (size_t i = 0; i < d->nnss; i++)
@@ -222,28 +183,35 @@ static struct ns *named(struct dry *d, const char *name)
 	return NULL;
 }
 
-/* unshare NAME: util-linux unshare -m --propagation unchanged, a copy of
- * the caller's namespace (semantics.md 8). */
 static int unshare_op(struct cmd *k, const void *arg)
+{
+	return op_copy_ns(&k->d->g, &k->c, (struct ns **)arg);
+}
+
+/* unshare NAME: util-linux unshare -m --propagation unchanged, a copy of
+ * the caller's namespace (semantics.md 8).  Named once the plan is kept:
+ * an abandoned copy is gone. */
+static void do_unshare(struct cmd *k)
 {
 	struct dry *d = k->d;
 	struct ns *ns;
-	int err = op_copy_ns(&d->g, &k->c, &ns);
-	if (err)
-		return err;
-	d->nss = realloc(d->nss, (d->nnss + 1) * sizeof *d->nss);
-	if (!d->nss || !(d->nss[d->nnss].name = strdup(arg)))
-		abort();
-	d->nss[d->nnss++].ns = ns;
-	return 0;
+	struct named_ns *v = realloc(d->nss, (d->nnss + 1) * sizeof *d->nss);
+	char *name = v ? strdup(k->w[1]) : NULL;
+	if (v)
+		d->nss = v;
+	if (name && dry_call(k, unshare_op, &ns) == 0 && !d->abandon) {
+		v[d->nnss++] = (struct named_ns){ name, ns };
+		return;
+	}
+	free(name);
 }
 
 /* A mount-family command: its result line, then the tree if asked. */
 static void report(struct cmd *k, int err)
 {
 	printf("L%u %s\n", k->d->line, err ? strerrorname_np(-err) : "OK");
-	if (!err && k->d->tree)
-		dry_tree(k->d);
+	if (!err && k->d->tree && dry_tree(k->d) < 0)
+		printf("L%u tree: ENOMEM\n", k->d->line);
 }
 
 /* The commands whose result is printed: the mount family. */
@@ -293,7 +261,7 @@ static void run_line(struct dry *d, char **w, int n)
 	else if (strcmp(k.w[0], "hold") == 0 || strcmp(k.w[0], "release") == 0)
 		do_hold(&k, k.w[0][0] == 'h');
 	else if (strcmp(k.w[0], "unshare") == 0 && k.n == 2 && !named(d, k.w[1]))
-		dry_call(&k, unshare_op, k.w[1]);
+		do_unshare(&k);
 	else if (d->trace)
 		printf("# skipped: %s\n", k.w[0]);
 	free(rootbuf);
@@ -340,13 +308,15 @@ int dry_view(struct dry *d, const char *dir)
 		return -1;
 	}
 	printf("--- view %s\n", dir);
-	render_mountinfo(&d->g, ns, root, stdout);
+	int err = render_mountinfo(&d->g, ns, root, stdout);
 	free(buf);
-	return 0;
+	if (err)
+		fprintf(stderr, "sharedry: view %s: %s\n", dir, strerror(-err));
+	return err ? -1 : 0;
 }
 
-void dry_tree(struct dry *d)
+int dry_tree(struct dry *d)
 {
 	struct loc host = mount_root(d->ns->root);
-	render_tree(d->ns, host, true, stdout);
+	return render_tree(d->ns, host, true, stdout);
 }

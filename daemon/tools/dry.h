@@ -9,6 +9,7 @@ struct dent { char *path; bool file; UT_hash_handle hh; };
 struct dirs { unsigned fs; struct dent *set; UT_hash_handle hh; };
 struct hold { char *name; uint64_t seq; };
 struct named_ns { char *name; struct ns *ns; };
+struct cmd;
 
 struct dry {
 	struct graph g;
@@ -16,6 +17,9 @@ struct dry {
 	const char *base;
 	bool trace, tree, check;
 	bool abandon;          /* tests: plan each command, then abandon */
+	/* tests: runs each system call in place of dry_call_once() */
+	int (*around)(struct cmd *k, int (*op)(struct cmd *, const void *),
+		      const void *arg);
 	bool broken;           /* a check failed */
 	struct dirs *dirs;
 	struct hold *holds;
@@ -33,18 +37,21 @@ struct cmd {
 	int n;
 };
 
+/* dry_call.c */
 typedef int (*dry_op)(struct cmd *k, const void *arg);
 int dry_call(struct cmd *k, dry_op op, const void *arg);
+int dry_call_once(struct cmd *k, dry_op op, const void *arg);
 int dry_at(struct cmd *k, int i, struct loc *l, char **buf);
 
 /* dry_mount.c */
 int dry_mount(struct cmd *k);
 
+/* dry.c */
 int dry_init(struct dry *d, unsigned max_mounts);
 void dry_free(struct dry *d);
 int dry_run(struct dry *d, FILE *in);
 int dry_view(struct dry *d, const char *dir);
-void dry_tree(struct dry *d);
+int dry_tree(struct dry *d);
 
 /* dry_path.c */
 enum { NONE, DIR_, FILE_ };

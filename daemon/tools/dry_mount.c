@@ -21,95 +21,43 @@ struct args {
 	int npos, first;       /* index of pos[0] in the command's words */
 };
 
-/* One mount option: the flag it sets, or clears with clear. */
-static const struct opt {
-	const char *name;
-	unsigned long flag;
-	bool clear;
-} opts[] = {
-	{ "ro", LS_MS_RDONLY, 0 }, { "rw", LS_MS_RDONLY, 1 },
-	{ "nosuid", LS_MS_NOSUID, 0 }, { "suid", LS_MS_NOSUID, 1 },
-	{ "nodev", LS_MS_NODEV, 0 }, { "dev", LS_MS_NODEV, 1 },
-	{ "noexec", LS_MS_NOEXEC, 0 }, { "exec", LS_MS_NOEXEC, 1 },
-	{ "noatime", LS_MS_NOATIME, 0 }, { "atime", LS_MS_NOATIME, 1 },
-	{ "nodiratime", LS_MS_NODIRATIME, 0 },
-	{ "diratime", LS_MS_NODIRATIME, 1 },
-	{ "relatime", LS_MS_RELATIME, 0 }, { "norelatime", LS_MS_RELATIME, 1 },
-	{ "strictatime", LS_MS_STRICTATIME, 0 },
-	{ "nostrictatime", LS_MS_STRICTATIME, 1 },
-	{ "nosymfollow", LS_MS_NOSYMFOLLOW, 0 },
-	{ "symfollow", LS_MS_NOSYMFOLLOW, 1 },
-	{ "sync", LS_MS_SYNCHRONOUS, 0 }, { "async", LS_MS_SYNCHRONOUS, 1 },
-	{ "dirsync", LS_MS_DIRSYNC, 0 },
-	{ "lazytime", LS_MS_LAZYTIME, 0 }, { "nolazytime", LS_MS_LAZYTIME, 1 },
-	{ "mand", LS_MS_MANDLOCK, 0 }, { "nomand", LS_MS_MANDLOCK, 1 },
-	{ "bind", LS_MS_BIND, 0 }, { "remount", LS_MS_REMOUNT, 0 },
-};
-
-/* OPTS applied on top of ms, left to right; unknown ones are the
- * filesystem's and pass as data, which the model keeps no record of. */
-static unsigned long apply(unsigned long ms, const char *list)
-{
-	char *copy = strdup(list ? list : ""), *save = NULL;
-	if (!copy)
-		abort();
-	for (char *o = strtok_r(copy, ",", &save); o;
-	     o = strtok_r(NULL, ",", &save))
-		for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
-			if (strcmp(o, opts[i].name) == 0)
-				ms = opts[i].clear ? ms & ~opts[i].flag
-						   : ms | opts[i].flag;
-	free(copy);
-	return ms;
-}
-
-/* The last mount in mountinfo order that the caller sees at path. */
-static const struct mount *last_at(struct cmd *k, const char *path)
+/* The last mount in mountinfo order that the caller sees at path, in
+ * *last (NULL: none). */
+static int last_at(struct cmd *k, const char *path, const struct mount **last)
 {
 	struct graph *g = &k->d->g;
 	size_t n = strlen(path);
+	int err = 0;
 	while (n > 1 && path[n - 1] == '/')
 		n--;
-	for (struct list *l = g->order.prev; l != &g->order; l = l->prev) {
+	*last = NULL;
+	for (struct list *l = g->order.prev; !err && l != &g->order;
+	     l = l->prev) {
 		struct mount *m = list_entry(l, struct mount, order);
-		char *p = m->ns == k->c.ns ? mount_path(m, k->c.root) : NULL;
+		char *p = m->ns == k->c.ns ? mount_path(m, k->c.root, &err) : NULL;
 		bool hit = p && strlen(p) == n && strncmp(p, path, n) == 0;
 		free(p);
-		if (hit)
-			return m;
+		if (hit) {
+			*last = m;
+			break;
+		}
 	}
-	return NULL;
+	return err;
 }
 
 /* The options mountinfo shows for the mount at path, read back as mount(2)
  * flags: what util-linux starts a remount from.  Like util-linux it takes
  * the last line whose mountpoint is path, which is not always the top of
  * the stack there (a stack grown by tucking); no line: no options. */
-static unsigned long current(struct cmd *k, const char *path)
+static int current(struct cmd *k, const char *path, unsigned long *out)
 {
-	static const struct { unsigned mnt; unsigned long ms; } mnt[] = {
-		{ MNT_RDONLY, LS_MS_RDONLY }, { MNT_NOSUID, LS_MS_NOSUID },
-		{ MNT_NODEV, LS_MS_NODEV }, { MNT_NOEXEC, LS_MS_NOEXEC },
-		{ MNT_NOATIME, LS_MS_NOATIME },
-		{ MNT_NODIRATIME, LS_MS_NODIRATIME },
-		{ MNT_RELATIME, LS_MS_RELATIME },
-		{ MNT_NOSYMFOLLOW, LS_MS_NOSYMFOLLOW },
-	}, sb[] = {
-		{ SB_RDONLY, LS_MS_RDONLY }, { SB_SYNC, LS_MS_SYNCHRONOUS },
-		{ SB_DIRSYNC, LS_MS_DIRSYNC }, { SB_MAND, LS_MS_MANDLOCK },
-		{ SB_LAZYTIME, LS_MS_LAZYTIME },
-	};
-	const struct mount *m = last_at(k, path);
-	unsigned long ms = 0;
-	if (!m)
-		return 0;
-	for (size_t i = 0; i < sizeof mnt / sizeof *mnt; i++)
-		if (m->flags & mnt[i].mnt)
-			ms |= mnt[i].ms;
-	for (size_t i = 0; i < sizeof sb / sizeof *sb; i++)
-		if (m->fs->flags & sb[i].mnt)
-			ms |= sb[i].ms;
-	return ms;
+	const struct mount *m;
+	int err = last_at(k, path, &m);
+	*out = 0;
+	if (!err && m)
+		*out = flags_ms(&mnt_flag_table, m->flags) |
+		       flags_ms(&sb_flag_table, m->fs->flags);
+	return err;
 }
 
 static bool parse(struct cmd *k, struct args *a)
@@ -132,7 +80,8 @@ static bool parse(struct cmd *k, struct args *a)
 }
 
 /* The filesystem a new mount of type gets: sysfs has one superblock per
- * network namespace (S30); other types a new one each time. */
+ * network namespace (S30); other types a new one each time.  NULL: out of
+ * memory. */
 static struct fs *instance(struct dry *d, const char *type)
 {
 	if (strcmp(type, "sysfs") != 0)
@@ -154,8 +103,9 @@ static int new_op(struct cmd *k, const void *arg)
 	int err = dry_at(k, a->first + 1, &l, &buf);
 	if (err)
 		return err;
-	err = op_mount_fs(&k->d->g, &k->c, l, instance(k->d, a->type),
-			  a->pos[0], apply(0, a->opts));
+	struct fs *fs = instance(k->d, a->type);
+	err = fs ? op_mount_fs(&k->d->g, &k->c, l, fs, a->pos[0],
+			       mount_options(0, a->opts)) : -ENOMEM;
 	free(buf);
 	return err;
 }
@@ -214,12 +164,15 @@ static int remount_op(struct cmd *k, const void *arg)
 	int err = dry_at(k, a->first + a->npos - 1, &l, &buf);
 	if (err)
 		return err;
-	unsigned long ms = LS_MS_REMOUNT;
+	unsigned long ms = 0;
 	if (!a->mode)                  /* -o remount: merged with what is */
-		ms |= apply(current(k, a->pos[a->npos - 1]), a->opts);
+		err = current(k, a->pos[a->npos - 1], &ms);
 	else                           /* after a bind: the options alone */
-		ms |= LS_MS_BIND | apply(0, a->opts);
-	err = op_remount(&k->d->g, &k->c, l, ms & ~(unsigned long)LS_MS_REC);
+		ms = LS_MS_BIND;
+	ms = LS_MS_REMOUNT | mount_options(ms, a->opts);
+	if (!err)
+		err = op_remount(&k->d->g, &k->c, l,
+				 ms & ~(unsigned long)LS_MS_REC);
 	free(buf);
 	return err;
 }
@@ -229,7 +182,7 @@ int dry_mount(struct cmd *k)
 	struct args a;
 	if (!parse(k, &a))
 		return -EINVAL;
-	if (!a.mode && (apply(0, a.opts) & LS_MS_REMOUNT) && a.npos == 1)
+	if (!a.mode && (mount_options(0, a.opts) & LS_MS_REMOUNT) && a.npos == 1)
 		return dry_call(k, remount_op, &a);
 	if (!a.mode && a.type && a.npos == 2)
 		return dry_call(k, new_op, &a);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mtparse.h"
+#define TAP_MAIN
 #include "tap.h"
 
 /* One entry as the golden files spell it; paths in brackets, so that
@@ -15,8 +16,8 @@ static void print(FILE *out, const struct entry *e)
 {
 	fprintf(out, "%d %d %s [%s] [%s] %s %s [%s] %s mnt=%#x sb=%#x %s\n",
 		e->id, e->parent, e->dev, e->root, e->mp, e->opts, e->type,
-		e->source, e->sbopts, mnt_flags_of(e->opts),
-		sb_flags_of(e->sbopts), e->propagates ? "propagates" :
+		e->source, e->sbopts, flags_named(&mnt_flag_table, e->opts),
+		flags_named(&sb_flag_table, e->sbopts), e->propagates ? "propagates" :
 		"private");
 }
 

@@ -3,7 +3,12 @@
 #define LS_TAP_H
 #include <stdio.h>
 
-static int tap_n, tap_failed;
+/* One count per program: the file with main defines TAP_MAIN. */
+#ifdef TAP_MAIN
+int tap_n, tap_failed;
+#else
+extern int tap_n, tap_failed;
+#endif
 
 #define ok(cond, ...) do { \
 	int ok_ = !!(cond); \

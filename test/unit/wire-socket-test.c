@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "libshare_wire.h"
+#define TAP_MAIN
 #include "tap.h"
 
 static char buf[LS_REQUEST_MAX];

@@ -4,6 +4,7 @@
  * and what decodes encodes back to the same bytes.  The address, and what
  * only the kernel does to descriptors, are in wire-socket-test.c. */
 #include "libshare_wire.h"
+#define TAP_MAIN
 #include "tap.h"
 
 #define GOLDEN(s) s, sizeof s - 1

@@ -1,0 +1,136 @@
+/* sync.c: the graph told what the kernel has already, outside any plan:
+ * sharebrokerd's import of the mount table, its rename of directories the
+ * kernel moved, its forgetting of mounts unmounted behind its back, and
+ * the propagation it reads back from its state file.
+ *
+ * Each call runs as a plan of its own, without the checker (the kernel
+ * made these changes, not mount(2) steps of ours), so that running out of
+ * memory half-way leaves the graph as it was.
+ */
+#include <string.h>
+#include "journal.h"
+
+/* Opens a plan that no checker sees; *check keeps the switch. */
+static void quiet_begin(struct graph *g, bool *check)
+{
+	*check = g->check;
+	g->check = false;
+	plan_begin(g);
+}
+
+/* Commits on success, abandons on error; then the switch is back. */
+static int quiet_end(struct graph *g, bool check, int err)
+{
+	if (err)
+		plan_abandon(g);
+	else
+		plan_commit(g);
+	g->check = check;
+	return err;
+}
+
+/* An fs no mount uses yet is the import's, freed if the import fails. */
+static int adopt_fresh(struct graph *g, struct fs *fs)
+{
+	if (fs->refs)
+		return 0;
+	int err = fs_adopt(g, fs);
+	if (err)
+		fs_put(fs);
+	return err;
+}
+
+/* The namespace's root mount: the only mount without a parent. */
+int graph_set_root(struct graph *g, struct ns *ns, struct fs *fs,
+		   const char *devname, unsigned flags)
+{
+	bool check;
+	if (ns->root)
+		return -EBUSY;
+	quiet_begin(g, &check);
+	int err = adopt_fresh(g, fs);
+	struct mount *m = err ? NULL : mount_new(g, fs, "/", devname, flags, ns);
+	if (!err && (!m || JSET(g, ns->root, m)))
+		err = -ENOMEM;
+	return quiet_end(g, check, err);
+}
+
+/* A mount the kernel already has: parent NULL makes it the namespace's
+ * root.  NULL for a bad request, or out of memory (fs NULL: fs_new()
+ * ran out). */
+struct mount *graph_import(struct graph *g, struct ns *ns,
+			   struct mount *parent, const char *mp, struct fs *fs,
+			   const char *root, const char *devname,
+			   unsigned flags)
+{
+	bool check;
+	if (!fs || (parent ? !mp : ns->root != NULL))
+		return NULL;
+	quiet_begin(g, &check);
+	int err = adopt_fresh(g, fs);
+	struct mount *m = err ? NULL : mount_new(g, fs, root, devname, flags, ns);
+	if (!err && !m)
+		err = -ENOMEM;
+	if (!err)
+		err = parent ? mount_attach(g, m, parent, mp) : JSET(g, ns->root, m);
+	return quiet_end(g, check, err) ? NULL : m;
+}
+
+/* A mount the kernel no longer has (unmounted behind sharebrokerd's
+ * back), with its subtree, children first: each leaves its peers (its
+ * slaves go to another peer or its master, as on umount) and its
+ * namespace. */
+int graph_forget(struct graph *g, struct mount *m)
+{
+	struct mount **v = NULL;
+	size_t n = 0, cap = 0;
+	bool check;
+	int err = 0;
+	for (struct mount *q = m; q && !err; q = next_in_tree(q, m))
+		err = VEC_PUSH(v, n, cap, q);
+	quiet_begin(g, &check);
+	while (!err && n-- > 0) {
+		err = change_propagation(g, v[n], LS_MS_PRIVATE);
+		if (!err && v[n]->parent)
+			err = mount_detach(g, v[n]);
+		if (!err)
+			err = mount_kill(g, v[n]);
+	}
+	free(v);
+	return quiet_end(g, check, err);
+}
+
+/* Propagation read back from sharebrokerd's state file, for a private m,
+ * inside the caller's plan (outside the graph's rules): a peer of `peer`,
+ * or of a new group when shared without one; a slave of `master`, at the
+ * end of its list; unbindable.  All or nothing. */
+int mount_restore(struct graph *g, struct mount *m, bool shared,
+		  struct mount *peer, struct mount *master, bool unbindable)
+{
+	size_t mark = g->nundo;
+	int err = 0;
+	if (peer)
+		err = JSET(g, m->group, peer->group) ?:
+		      jlist_add_tail(g, &m->share, &peer->share);
+	else if (shared)
+		err = set_shared(g, m);
+	if (!err && master)
+		err = JSET(g, m->master, master) ?:
+		      jlist_add_tail(g, &m->slave, &master->slaves);
+	if (!err)
+		err = JSET(g, m->unbindable, unbindable);
+	if (err)
+		journal_rollback(g, mark);
+	return err;
+}
+
+int graph_relocate(struct graph *g, struct mount *m, struct mount *parent,
+		   const char *mp)
+{
+	bool check;
+	quiet_begin(g, &check);
+	int err = mount_detach(g, m);
+	if (!err)
+		err = mount_attach(g, m, parent, mp);
+	return quiet_end(g, check, err);
+}

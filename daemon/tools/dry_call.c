@@ -1,0 +1,59 @@
+/* dry_call.c: the dry run's system calls: each one engine operation in a
+ * plan of its own, committed when the operation succeeds; and the path
+ * arguments they look up.  Below the commands (dry.c, dry_mount.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dry.h"
+
+/* Look up w[i] for the command's caller; the result's dir is in *buf. */
+int dry_at(struct cmd *k, int i, struct loc *l, char **buf)
+{
+	return i < k->n ? lookup(k->d, k->c.root, k->w[i], LOOKUP, l, buf)
+			: -EINVAL;
+}
+
+static void trace_plan(const struct graph *g)
+{
+	for (size_t i = 0; i < g->nsteps; i++) {
+		const struct step *s = &g->steps[i];
+		printf("    step %s mount %u", step_name(s->kind), s->mnt);
+		if (s->src)
+			printf(" from %u", s->src);
+		if (s->parent)
+			printf(" on %u at %s", s->parent, s->dir);
+		printf("%s\n", s->flags & LS_MNT_DETACH ? " (lazy)" : "");
+	}
+}
+
+/* One system call, through the tests' hook when they set one. */
+int dry_call(struct cmd *k, dry_op op, const void *arg)
+{
+	return k->d->around ? k->d->around(k, op, arg) : dry_call_once(k, op, arg);
+}
+
+/* One system call as one plan: committed when the operation succeeds
+ * (unless the tests ask for every plan to be abandoned). */
+int dry_call_once(struct cmd *k, dry_op op, const void *arg)
+{
+	struct graph *g = &k->d->g;
+	plan_begin(g);
+	int err = op(k, arg);
+	if (err || k->d->abandon) {
+		plan_abandon(g);
+		return err;
+	}
+	if (k->d->trace)
+		trace_plan(g);
+	err = plan_commit(g);
+	if (err == -ENOMEM)        /* the checker's: the plan is abandoned */
+		return err;
+	if (err < 0) {
+		fprintf(stderr, "sharedry: line %u: invariant broken\n",
+			k->d->line);
+		k->d->broken = true;
+	}
+	return 0;
+}
+
