@@ -1,0 +1,74 @@
+#!/usr/bin/env bats
+# Load (issue 9 item 9): 16 clients in 4 jails and one on the host mount
+# and umount at once through the shim, with propagation between the host
+# and the jails (test/fuzz/load-run.sh says how), every call's answer
+# checked, and the final state compared with the kernel's: the same run
+# natively in a scratch mount namespace, with real propagation.  Compared:
+# the kernel's table from the host and from each jail (without propagation
+# fields: the broker's kernel table is all private), and the views the
+# processes read through the shim (with them).  Tables are normalised by
+# test/diff/mtnorm (ids and peer groups renumbered, creation order kept).
+#
+# LOAD_SECONDS (default 0: one round) makes the rounds go on that long;
+# LOAD_REPEAT (default 1: make check's time) is the iterations per client
+# per round;
+# test/bench/load.sh runs it for a minute.
+
+load ../lib/broker
+
+LOADRUN=$(libshare_find test/fuzz/load-run.sh)
+LSVIEW=$(libshare_find test/diff/lsview)
+MTNORM=$(libshare_find test/diff/mtnorm)
+
+setup() {
+	broker_setup
+	export S CALLER LSVIEW SHIM LEGACY_SIM LIBSHARE_SOCKET
+}
+
+teardown() {
+	broker_teardown
+}
+
+# The views of a run's output, normalised: $1 "kernel" (the kernel's
+# table) or "virtual" (through the shim); more arguments go to mtnorm.
+views_of() {
+	local part=$1
+	shift
+	awk -v want="$part" '
+		$0 == "--- virtual" { part = "virtual"; next }
+		/^--- view / && !part { part = "kernel" }
+		part == want' | "$MTNORM" -b "$S" "$@"
+}
+
+@test "16 clients in 4 jails under load: every call answers as the kernel, the final state is the kernel's" {
+	local start=$SECONDS
+	# natively one round: rounds leave nothing, the kernel's answers are
+	# the same in each
+	native env LOAD_SECONDS=0 "$LOADRUN" native >"$BATS_TEST_TMPDIR/native"
+	"$LOADRUN" broker >"$BATS_TEST_TMPDIR/broker"
+	echo "# $(grep -c '^round' "$BATS_TEST_TMPDIR/broker") rounds of" \
+		"$(sed -n 's/^round 1: \([0-9]*\) calls.*/\1/p' "$BATS_TEST_TMPDIR/broker")" \
+		"calls through the broker in $((SECONDS - start)) s" >&3
+	# the kernel answers every call 0, and so does the broker
+	grep -E '^(round|last)' "$BATS_TEST_TMPDIR/native" | sed 's/^/# native: /' >&3
+	grep -E '^(round|last)' "$BATS_TEST_TMPDIR/broker" | tail -n 3 |
+		sed 's/^/# broker: /' >&3
+	run grep -E '^(round [0-9]+: [0-9]+ calls in [0-9]+ s, 0 not 0|last phase: 0 not 0)$' \
+		"$BATS_TEST_TMPDIR/native"
+	[ "${#lines[@]}" -eq 2 ]
+	# 16 clients of 6 calls and the host's 2, LOAD_REPEAT times a round
+	local calls=$(((16 * 6 + 2) * ${LOAD_REPEAT:-1}))
+	run grep -E '^(round|last|[0-9 ]*(mount|umount) )' "$BATS_TEST_TMPDIR/broker"
+	echo "$output"
+	[ "$(grep -vc ' 0 not 0$' <<<"$output")" -eq 0 ]
+	[ "$(grep -c "^round [0-9]*: $calls calls" <<<"$output")" -eq \
+		"$(grep -c '^round' <<<"$output")" ]
+	# the final state: the kernel's table, and what the processes see;
+	# a jail 3 mount left on the shared tree has its copies on the host
+	# and in every jail (5 in the host's view, 1 in each jail's)
+	[ "$(views_of kernel <"$BATS_TEST_TMPDIR/native" | grep -c '/j3-0 / none ')" -eq 9 ]
+	diff -u <(views_of kernel -P <"$BATS_TEST_TMPDIR/native") \
+		<(views_of kernel -P <"$BATS_TEST_TMPDIR/broker")
+	diff -u <(views_of kernel <"$BATS_TEST_TMPDIR/native") \
+		<(views_of virtual <"$BATS_TEST_TMPDIR/broker")
+}
