@@ -6,6 +6,8 @@
  * longer adds up, a NUL inside a field, bytes cut or added.
  */
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -13,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "libshare_wire.h"
 #include "fuzzgen.h"
@@ -81,6 +84,45 @@ static uint32_t field(struct rng *g, char *s)
 	return n + (uint32_t)strlen(w);
 }
 
+/* Threads a request may name: the process's own, and those added. */
+static uint32_t tids[4];
+static uint32_t ntid;
+
+void fz_tid_add(uint32_t tid)
+{
+	if (ntid < sizeof tids / sizeof *tids)
+		tids[ntid++] = tid;
+}
+
+/* A second thread with a cwd of its own ("/" of the fuzzer's root) for
+ * requests to name in their tid: relative paths start there. */
+static void *other_thread(void *arg)
+{
+	int *ready = arg;
+	if (unshare(CLONE_FS) == 0 && chdir("/") == 0)
+		__atomic_store_n(ready, (int)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	else
+		__atomic_store_n(ready, -1, __ATOMIC_SEQ_CST);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+int fz_threads(void)
+{
+	static int tid;
+	pthread_t t;
+	int cwd = open("/", O_PATH | O_CLOEXEC);
+	fz_tid_add((uint32_t)getpid());
+	if (cwd < 0 || pthread_create(&t, NULL, other_thread, &tid))
+		return -1;
+	while (!__atomic_load_n(&tid, __ATOMIC_SEQ_CST))
+		sched_yield();
+	if (tid > 0)
+		fz_tid_add((uint32_t)tid);
+	return cwd;
+}
+
 static const uint64_t args[] = {
 	0, MS_BIND, MS_BIND | MS_REC, MS_MOVE, MS_REMOUNT | MS_RDONLY,
 	MS_SHARED, MS_SLAVE | MS_REC, MS_PRIVATE, MS_UNBINDABLE, 1 /* force */,
@@ -96,7 +138,7 @@ void fz_valid(struct rng *g, struct fz_msg *m)
 					  : 1 + rng_below(g, 0xffff));
 	q.arg = rng_below(g, 4) ? args[rng_below(g, sizeof args / sizeof *args)]
 				: rng_next(g);
-	q.tid = rng_below(g, 4) ? 0 : rng_below(g, 2) ? (uint32_t)getpid()
+	q.tid = rng_below(g, 4) ? 0 : rng_below(g, 2) ? tids[rng_below(g, ntid)]
 						      : (uint32_t)rng_next(g);
 	for (int i = 0; i < LS_NFIELDS; i++)
 		if (rng_below(g, 3)) {

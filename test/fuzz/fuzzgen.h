@@ -35,6 +35,13 @@ struct fz_msg {
  * outside the sandbox, file system types and mount data.  fz_dict_add
  * adds the caller's (the sandbox's own paths). */
 void fz_dict_add(const char *word);
+/* A thread the requests' tid field may name (the process's own included);
+ * other tids are random. */
+void fz_tid_add(uint32_t tid);
+/* Adds the process's own tid and a second thread's, whose cwd is "/" (of
+ * the process's root) while the process's stays; returns that cwd (an
+ * O_PATH descriptor, for what relative paths name from there), or -1. */
+int fz_threads(void);
 
 /* A well-formed request of a random op (unknown ops included), built with
  * ls_req_encode. */

@@ -19,13 +19,16 @@
  * replays it.  --chroot DIR: a jailed caller (chroot, chdir "/"); --uid N
  * then drops to uid and gid N, no groups.  Run as root,
  * a request that could change a mount is not sent (counted "withheld"):
- * STOP, and a mount, umount or pivot_root whose target exists.  --word
+ * STOP, and a mount, umount or pivot_root whose target exists (from
+ * either thread's cwd: requests also name a second thread of the fuzzer,
+ * whose cwd is "/", in their tid).  --word
  * adds a word to the fields' dictionary (the sandbox's paths).
  *
  * Prints a line per bad case and a summary; exit 0 when no case hung or
  * was answered wrongly, 1 otherwise, 2 usage, 3 the broker went away.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <poll.h>
@@ -50,6 +53,7 @@ struct fuzz {
 	long replied, closed, reset, hangs, wrong, unsent, withheld, fdsent;
 	int parked[32];
 	int nparked;
+	int other_cwd;                 /* the other thread's cwd (O_PATH) */
 };
 
 static void bad(struct fuzz *z, long *counter, const char *fmt, ...)
@@ -95,7 +99,7 @@ static int dial(struct fuzz *z)
 
 /* Whether m may be sent from here: as root, nothing that could change a
  * mount (the fuzzer's requests must leave the table as it was). */
-static bool harmless(const struct fz_msg *m)
+static bool harmless(const struct fuzz *z, const struct fz_msg *m)
 {
 	struct ls_req_view q;
 	char path[LS_FIELD_MAX + 1];
@@ -111,7 +115,9 @@ static bool harmless(const struct fz_msg *m)
 		return false;
 	memcpy(path, q.field[1], q.len[1]);
 	path[q.len[1]] = '\0';
-	return lstat(path, &st) < 0;   /* no target: nothing can change */
+	/* no target, from either thread's cwd: nothing can change */
+	return lstat(path, &st) < 0 &&
+	       fstatat(z->other_cwd, path, &st, AT_SYMLINK_NOFOLLOW) < 0;
 }
 
 /* Sends m with whatever descriptors the case attaches; 0 or -1. */
@@ -223,7 +229,7 @@ static void one(struct fuzz *z, struct rng *g, uint32_t pick)
 	int nmsg = pick < 70 ? 1 : 2 + (int)rng_below(g, 3);
 	int fd, sent = 0;
 	message(g, &m[0]);
-	if (!harmless(&m[0])) {
+	if (!harmless(z, &m[0])) {
 		z->withheld++;
 		return;
 	}
@@ -243,7 +249,7 @@ static void one(struct fuzz *z, struct rng *g, uint32_t pick)
 			sent = 1;
 		for (int i = 1; sent && i < nmsg; i++) {
 			message(g, &m[1]);
-			if (harmless(&m[1]) && post(z, g, fd, &m[1]) == 0)
+			if (harmless(z, &m[1]) && post(z, g, fd, &m[1]) == 0)
 				sent++;
 		}
 	}
@@ -259,7 +265,7 @@ static void flood(struct fuzz *z, struct rng *g)
 	int fd[16], n = 2 + (int)rng_below(g, 15);
 	for (int i = 0; i < n; i++) {
 		message(g, &m[i]);
-		fd[i] = harmless(&m[i]) ? dial(z) : -1;
+		fd[i] = harmless(z, &m[i]) ? dial(z) : -1;
 		if (fd[i] >= 0 && post(z, g, fd[i], &m[i]) < 0) {
 			close(fd[i]);
 			fd[i] = -1;
@@ -350,6 +356,10 @@ int main(int argc, char **argv)
 	static struct fuzz z = { .cases = 10000, .timeout = 5000 };
 	double t0, t;
 	options(&z, argc, argv);
+	if ((z.other_cwd = fz_threads()) < 0) {
+		perror("wirefuzz: a second thread");
+		exit(2);
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("wirefuzz: seed %llu, cases %ld from %ld, uid %d\n",
 	       (unsigned long long)z.seed, z.cases, z.first, (int)geteuid());
