@@ -9,7 +9,9 @@
 # host's mounts reach them, theirs stay in), as a peer in jails 3 and 4
 # (their mounts reach the host and every jail).  Every client has targets
 # of its own, on its jail's own directories and on the shared tree, so that
-# each call's answer is the same whatever the interleaving: 0.  A round is
+# each call's answer is the same whatever the interleaving: 0, or the
+# errno of the two calls that fail (a umount of what is no longer mounted,
+# a mount on a missing directory), the same in every round.  A round is
 # LOAD_REPEAT (default 1) iterations of mount/bind/umount pairs per client
 # and leaves nothing; rounds run until LOAD_SECONDS (default 0: one round)
 # have passed.  The last phase leaves mounts behind, one after the other
@@ -21,8 +23,10 @@
 # and the clients through $SHIM to the broker at $LIBSHARE_SOCKET, under
 # $LEGACY_SIM; then the views once more as read through the shim (after a
 # line "--- virtual").
-# Output: "round N: C calls in T s, B not 0" (and each call that was not
-# 0), "last phase: B not 0" (and each), then
+# Output: "round N: C calls in T s"; after round 1 its calls' answers,
+# "= COUNT CALL" sorted, after every other round "as round 1" or "unlike
+# round 1" and the difference; "last: CALL" for each call of the last
+# phase; then
 # "--- view V" and mountinfo as seen from V, for /, $S/j1 ... $S/j4.
 # Environment: S, CALLER, LSVIEW, and for broker SHIM, LEGACY_SIM,
 # LIBSHARE_SOCKET.
@@ -58,14 +62,17 @@ setup() {
 }
 
 # One client's iteration in jail $1 (worker %t): a tmpfs and a bind on its
-# own targets, a tmpfs on the shared tree, and their umounts.
+# own targets, a tmpfs on the shared tree, their umounts, and two calls
+# that fail.
 steps() {
 	echo mount none /own/t%t tmpfs 0 \
 	     mount /own/src /own/b%t - bind \
 	     mount none "/shared/j$1-%t" tmpfs 0 \
 	     umount "/shared/j$1-%t" 0 \
 	     umount /own/b%t detach \
-	     umount /own/t%t 0
+	     umount /own/t%t 0 \
+	     umount /own/t%t 0 \
+	     mount none /own/missing%t tmpfs 0
 }
 
 # One round: every client at once; each line of theirs checked.
@@ -123,15 +130,21 @@ r=0
 while :; do
 	r=$((r + 1))
 	t=$SECONDS
-	round "$work/out" >"$work/calls"
-	echo "round $r: $(wc -l <"$work/calls") calls in $((SECONDS - t)) s," \
-		"$(grep -vc ' = 0$' "$work/calls") not 0"
-	grep -v ' = 0$' "$work/calls"
+	round "$work/out" | LC_ALL=C sort | uniq -c >"$work/calls"
+	echo "round $r: $(awk '{ n += $1 } END { print n }' "$work/calls")" \
+		"calls in $((SECONDS - t)) s"
+	if ((r == 1)); then
+		mv "$work/calls" "$work/first"
+		sed 's/^ *\([0-9]*\) /= \1 /' "$work/first"
+	elif cmp -s "$work/first" "$work/calls"; then
+		echo "as round 1"
+	else
+		echo "unlike round 1:"
+		diff "$work/first" "$work/calls"
+	fi
 	((SECONDS < end)) || break
 done
-last_phase >"$work/last" 2>&1
-echo "last phase: $(grep -vc ' = 0$' "$work/last") not 0"
-grep -v ' = 0$' "$work/last"
+last_phase 2>&1 | sed 's/^/last: /'
 views
 if [ "$mode" = broker ]; then
 	echo "--- virtual"
