@@ -41,7 +41,10 @@ views_of() {
 }
 
 @test "16 clients in 4 jails under load: every call answers as the kernel, the final state is the kernel's" {
-	local start=$SECONDS
+	local start=$SECONDS fds0 mounts0 rss0
+	fds0=$(find "/proc/$BROKER_PID/fd" -mindepth 1 | wc -l)
+	mounts0=$(wc -l </proc/self/mountinfo)
+	rss0=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$BROKER_PID/status")
 	# natively one round: rounds leave nothing, the kernel's answers are
 	# the same in each
 	native env LOAD_SECONDS=0 "$LOADRUN" native >"$BATS_TEST_TMPDIR/native"
@@ -65,4 +68,12 @@ views_of() {
 	[ "$(views_of kernel <"$n" | grep -c '/j3-0 / none ')" -eq 9 ]
 	diff -u <(views_of kernel -P <"$n") <(views_of kernel -P <"$b")
 	diff -u <(views_of kernel <"$n") <(views_of virtual <"$b")
+	# the broker holds a descriptor per mount and no more, load or not
+	local fds1 mounts1
+	fds1=$(find "/proc/$BROKER_PID/fd" -mindepth 1 | wc -l)
+	mounts1=$(wc -l </proc/self/mountinfo)
+	echo "# broker: $fds0 descriptors, $mounts0 mounts, VmRSS $rss0 KiB" \
+		"before; $fds1, $mounts1, $(awk '$1 == "VmRSS:" { print $2 }' \
+		"/proc/$BROKER_PID/status") KiB after" >&3
+	[ $((fds1 - mounts1)) -eq $((fds0 - mounts0)) ]
 }
