@@ -15,14 +15,14 @@
  *            [--timeout MS] [--chroot DIR] [--uid N] [--word W]...
  *            [--verbose]
  *
- * Case K of seed S depends on (S, K) alone: "--seed S --first K --cases 1"
- * replays it.  --chroot DIR: a jailed caller (chroot, chdir "/"); --uid N
- * then drops to uid and gid N, no groups.  Run as root,
- * a request that could change a mount is not sent (counted "withheld"):
- * STOP, and a mount, umount or pivot_root whose target exists (from
- * either thread's cwd: requests also name a second thread of the fuzzer,
- * whose cwd is "/", in their tid).  --word
- * adds a word to the fields' dictionary (the sandbox's paths).
+ * Case K of seed S depends on (S, K) alone (the silent connections earlier
+ * cases left open aside): "--seed S --first K --cases 1" replays it.
+ * --chroot DIR: a jailed caller (chroot, chdir "/"); --uid N then drops to
+ * uid and gid N, no groups.  Run as root, a request that could change a
+ * mount is not sent (counted "withheld"): STOP, and a mount, umount or
+ * pivot_root whose target exists (from either thread's cwd: requests also
+ * name a second thread of the fuzzer, whose cwd is "/", in their tid).
+ * --word adds a word to the fields' dictionary (the sandbox's paths).
  *
  * Prints a line per bad case and a summary; exit 0 when no case hung or
  * was answered wrongly, 1 otherwise, 2 usage, 3 the broker went away.
@@ -265,7 +265,7 @@ static void flood(struct fuzz *z, struct rng *g)
 	int fd[16], n = 2 + (int)rng_below(g, 15);
 	for (int i = 0; i < n; i++) {
 		message(g, &m[i]);
-		fd[i] = harmless(z, &m[i]) ? dial(z) : -1;
+		fd[i] = harmless(z, &m[i]) ? dial(z) : (z->withheld++, -1);
 		if (fd[i] >= 0 && post(z, g, fd[i], &m[i]) < 0) {
 			close(fd[i]);
 			fd[i] = -1;
