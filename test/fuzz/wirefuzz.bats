@@ -46,13 +46,26 @@ settle_fds() {
 	done
 }
 
-# One part of the run: wirefuzz ARGS..., its output shown, bats' status
-# kept.  Every part adds the sandbox's paths to the fields' words.
+# One part of the run: cases FIRST to FIRST+COUNT-1 by wirefuzz ARGS...,
+# split among PROCS fuzzers at once (the broker serves them interleaved);
+# their output shown, every one's exit status 0.  Every part adds the
+# sandbox's paths to the fields' words.
 fuzz_part() {
-	run "$@" --word "$S" --word "$S/fz/x" --word "$J" --word jail \
-		--word "$J/mnt" --word "$S/outside" --word "$STATE"
-	echo "$output" | sed 's/^/# /' >&3
-	[ "$status" -eq 0 ]
+	local procs=$1 first=$2 count=$3 i rc=0 pids=()
+	shift 3
+	for ((i = 0; i < procs; i++)); do
+		"$@" --seed "$seed" --first $((first + count * i / procs)) \
+			--cases $((count * (i + 1) / procs - count * i / procs)) \
+			--word "$S" --word "$S/fz/x" --word "$J" --word jail \
+			--word "$J/mnt" --word "$S/outside" --word "$STATE" \
+			>"$BATS_TEST_TMPDIR/fuzz.$i" 2>&1 &
+		pids+=($!)
+	done
+	for ((i = 0; i < procs; i++)); do
+		wait "${pids[$i]}" || rc=1
+		sed 's/^/# /' "$BATS_TEST_TMPDIR/fuzz.$i" >&3
+	done
+	return $rc
 }
 
 @test "fuzzed requests: no crash, no hang, no descriptor or memory leak, no mount changed" {
@@ -64,16 +77,14 @@ fuzz_part() {
 	fds0=$(broker_fds)
 	rss0=$(broker_rss_kib)
 	echo "# seed $seed; broker $BROKER_PID: $fds0 descriptors, VmRSS $rss0 KiB" >&3
-	# unprivileged on the host, unprivileged and root in the jail, and
-	# root on the host among the sandbox's paths (wirefuzz withholds what
-	# could change a mount)
-	fuzz_part $nobody "$WIREFUZZ" --seed "$seed" --cases "$a"
-	fuzz_part "$WIREFUZZ" --chroot "$J" --uid 65534 --seed "$seed" \
-		--first "$a" --cases $((b - a))
-	fuzz_part "$WIREFUZZ" --chroot "$J" --seed "$seed" --first "$b" \
-		--cases $((c - b))
+	# unprivileged on the host (two fuzzers at once), unprivileged and
+	# root in the jail, and root on the host among the sandbox's paths
+	# (wirefuzz withholds what could change a mount)
+	fuzz_part 2 0 "$a" $nobody "$WIREFUZZ"
+	fuzz_part 1 "$a" $((b - a)) "$WIREFUZZ" --chroot "$J" --uid 65534
+	fuzz_part 1 "$b" $((c - b)) "$WIREFUZZ" --chroot "$J"
 	cd "$S/fz"
-	fuzz_part "$WIREFUZZ" --seed "$seed" --first "$c" --cases $((cases - c))
+	fuzz_part 1 "$c" $((cases - c)) "$WIREFUZZ"
 	settle_fds "$fds0"
 	fds1=$(broker_fds)
 	rss1=$(broker_rss_kib)
