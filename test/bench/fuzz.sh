@@ -22,5 +22,8 @@ start=$SECONDS
 unshare -m --propagation private bats --tap "$here/../fuzz/wirefuzz.bats" |
 	grep -v '^# sharebrokerd: \(pid\|refused\)'
 rc=${PIPESTATUS[0]}
-echo "fuzz.sh: $LIBSHARE_FUZZ_CASES cases, seed $LIBSHARE_FUZZ_SEED, $((SECONDS - start)) s in all, exit $rc"
+t=$((SECONDS - start))
+echo "fuzz.sh: $LIBSHARE_FUZZ_CASES cases, seed $LIBSHARE_FUZZ_SEED," \
+	"$t s in all ($((LIBSHARE_FUZZ_CASES / (t > 0 ? t : 1))) cases/s with" \
+	"the broker's start and stop), exit $rc"
 exit "$rc"
