@@ -124,7 +124,7 @@ ex_jail() {
 ex_broker() {
 	mkdir -p "$B/state"
 	"$SHAREBROKERD" --socket "$SOCK" --state-dir "$B/state" \
-		2>"$B/state/start.log" ||
+		--log "$B/state/sharebrokerd.log" 2>"$B/state/start.log" ||
 		die "sharebrokerd did not start: $(cat "$B/state/start.log")"
 	EX_BROKER=started
 	echo "   broker: $("$SHARECTL" --socket "$SOCK" status)"

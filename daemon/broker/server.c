@@ -20,6 +20,7 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "admin.h"
 #include "broker.h"
 #include "libshare_proto.h"
 #include "libshare_wire.h"
@@ -181,6 +182,7 @@ static void serve(struct broker *b, int fd, const struct ucred *cred)
 	}
 	if ((err = peer_identify(&peer, fd, cred->pid, (pid_t)r->tid,
 				 cred->uid, cred->gid)) < 0) {
+		log_request(r->op, cred->pid, -1, err);
 		reply(fd, r->op, err, NULL, 0, -1);
 		goto out;
 	}
@@ -191,10 +193,10 @@ static void serve(struct broker *b, int fd, const struct ucred *cred)
 			   "the graph follows the kernel");
 		state_save(b);
 	}
-	err = dispatch(b, r, f, text, &ntext, &pass);
+	if (!(err = mntns_check(r->op, cred->pid)))
+		err = dispatch(b, r, f, text, &ntext, &pass);
 	table_changed(b);          /* the broker's own changes */
-	log_msg(LOG_DEBUG, "pid %d op %u: %s", (int)cred->pid, r->op,
-		err ? strerror(-err) : "ok");
+	log_request(r->op, cred->pid, peer.root, err);
 	reply(fd, r->op, err, text, ntext, pass);
 	if (pass >= 0)
 		close(pass);
@@ -251,6 +253,7 @@ void server_loop(struct broker *b)
 	static struct pollfd p[MAXCLIENTS + 1];
 	size_t n = 0;
 	while (!b->stop) {
+		admin_tick(b);         /* SIGHUP, SIGUSR1: between requests */
 		p[0] = (struct pollfd){ .fd = b->listen_fd, .events = POLLIN };
 		for (size_t i = 0; i < n; i++)
 			p[i + 1] = (struct pollfd){ .fd = c[i].fd, .events = POLLIN };

@@ -78,7 +78,8 @@ cleanup() {
 trap cleanup EXIT
 mount -t tmpfs sandbox "$dir" && mount --make-private "$dir" || exit 1
 mkdir "$jail" && "$bin" mkjail "$jail" "$mounts" || exit 1
-"$LEGACY_SIM" "$SHAREBROKERD" --socket "$sock" --state-dir "$state" ||
+"$LEGACY_SIM" "$SHAREBROKERD" --socket "$sock" --state-dir "$state" \
+	--log "$state/sharebrokerd.log" ||
 	{ echo "run.sh: sharebrokerd did not start" >&2; exit 1; }
 timeout 10 "$SHARECTL" status
 
