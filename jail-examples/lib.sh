@@ -23,10 +23,12 @@
 #
 # Binaries: SHAREBROKERD, SHARECTL and LIBSHARE_SO name them; otherwise the
 # ones built beside this directory (../daemon, ../shim), else the installed
-# ones (PREFIX/share/libshare/jail-examples -> PREFIX/sbin, bin, lib), else
-# PATH.
+# ones (where paths.sh, written by make, says), else PATH.
 
 ex_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=/dev/null
+. "$ex_here/paths.sh" 2>/dev/null || LS_ROOT= LS_SBINDIR= LS_BINDIR= \
+	LS_PKGLIBDIR=
 
 die() {
 	echo "${EX_NAME:-example}: $*" >&2
@@ -58,14 +60,14 @@ pick() {
 }
 
 ex_find_binaries() {
-	local prefix=$ex_here/../../..
 	pick SHAREBROKERD sharebrokerd "$ex_here/../daemon/sharebrokerd" \
-		"$prefix/sbin/sharebrokerd" "$(command -v sharebrokerd || true)"
+		"${LS_SBINDIR:+$LS_ROOT$LS_SBINDIR/sharebrokerd}" \
+		"$(command -v sharebrokerd || true)"
 	pick SHARECTL sharectl "$ex_here/../daemon/sharectl" \
-		"$prefix/bin/sharectl" "$(command -v sharectl || true)"
+		"${LS_BINDIR:+$LS_ROOT$LS_BINDIR/sharectl}" \
+		"$(command -v sharectl || true)"
 	pick LIBSHARE_SO libshare.so "$ex_here/../shim/libshare.so" \
-		"$prefix/lib/libshare.so" /usr/local/lib/libshare.so \
-		/usr/lib/libshare.so
+		"${LS_PKGLIBDIR:+$LS_ROOT$LS_PKGLIBDIR/libshare.so}"
 }
 
 # True when some mount of this namespace propagates (a systemd host).

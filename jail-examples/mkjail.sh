@@ -71,10 +71,11 @@ bind_ro() {
 }
 
 find_shim() {
-	local c
+	local c LS_ROOT= LS_PKGLIBDIR=
+	# shellcheck source=/dev/null
+	. "$here/paths.sh" 2>/dev/null || true   # where make install put it
 	for c in "${LIBSHARE_SO:-}" "$here/../shim/libshare.so" \
-		"$here/../../../lib/libshare.so" /usr/local/lib/libshare.so \
-		/usr/lib/libshare.so; do
+		"${LS_PKGLIBDIR:+$LS_ROOT$LS_PKGLIBDIR/libshare.so}"; do
 		if [[ -n $c && -f $c ]]; then
 			echo "$c"
 			return 0
