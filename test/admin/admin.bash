@@ -97,3 +97,24 @@ admin_teardown() {
 	fi
 	return 0
 }
+
+# ---- an installed tree --------------------------------------------------
+
+# A make variable of the build's Makefile, expanded ($(sbindir) etc.).
+make_var() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory \
+		-C "$BUILD" -f Makefile -f - print-var <<<"print-var: ; @echo '\$($1)'"
+}
+
+# make install DESTDIR=$BATS_FILE_TMPDIR/root, once per file: ROOT.  The
+# sub-make must not take the outer make's jobserver (make -j check).
+install_tree() {
+	ROOT=$BATS_FILE_TMPDIR/root
+	[ -e "$ROOT/.installed" ] && return 0
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$BUILD" install \
+		DESTDIR="$ROOT" >"$BATS_FILE_TMPDIR/install.log" 2>&1 || {
+		cat "$BATS_FILE_TMPDIR/install.log"
+		return 1
+	}
+	touch "$ROOT/.installed"
+}
