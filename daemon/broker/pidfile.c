@@ -37,10 +37,32 @@ static bool still_named(int fd, const char *path)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* dir and the directories above it that are missing, as mkdir -p: the
+ * state directory's parent may be a /run or /var/run that a fresh tmpfs or
+ * an installation under DESTDIR does not have yet. */
+static int make_path(const char *dir, mode_t mode)
+{
+	char *p = strdup(dir), *slash = p;
+	int err = p ? 0 : -ENOMEM;
+	while (!err && (slash = strchr(slash + 1, '/'))) {
+		*slash = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			err = -errno;
+		*slash = '/';
+	}
+	if (!err && mkdir(dir, mode) < 0 && errno != EEXIST)
+		err = -errno;
+	free(p);
+	return err;
+}
+
 int pidfile_lock(struct pidfile *p, const char *dir, pid_t *holder)
 {
-	int err = 0;
+	int err = make_path(dir, 0700);
 	*holder = 0;
+	*p = (struct pidfile){ .fd = -1 };
+	if (err < 0)
+		return err;
 	if (asprintf(&p->path, "%s/%s", dir, LS_PIDFILE_NAME) < 0) {
 		p->path = NULL;
 		return -ENOMEM;

@@ -14,8 +14,10 @@ struct pidfile {
 	int fd;                /* holds the lock (flock: kept across fork) */
 };
 
-/* Takes the lock of directory dir.  0; -EWOULDBLOCK when another broker
- * holds it, *holder its pid (0 if it has not written it yet); or -errno. */
+/* Takes the lock of directory dir, made first if missing (mode 0700, and
+ * its missing parents 0755).  0; -EWOULDBLOCK when another broker holds
+ * it, *holder its pid (0 if it has not written it yet); or -errno, p->path
+ * then NULL. */
 int pidfile_lock(struct pidfile *p, const char *dir, pid_t *holder);
 /* Writes pid into the locked file: 0 or -errno. */
 int pidfile_write(struct pidfile *p, pid_t pid);

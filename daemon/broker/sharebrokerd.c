@@ -181,34 +181,12 @@ static char *sub(const char *dir, const char *name)
 	return p;
 }
 
-/* dir and the directories above it that are missing, as mkdir -p: the
- * state directory's parent may be a /run or /var/run that a fresh tmpfs or
- * an installation under DESTDIR does not have yet. */
-static int make_path(const char *dir, mode_t mode)
-{
-	char *p = strdup(dir), *slash = p;
-	int err = p ? 0 : -ENOMEM;
-	while (!err && (slash = strchr(slash + 1, '/'))) {
-		*slash = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			err = -errno;
-		*slash = '/';
-	}
-	if (!err && mkdir(dir, mode) < 0 && errno != EEXIST)
-		err = -errno;
-	free(p);
-	return err;
-}
-
 /* The state directory, locked: a second broker refuses here, before it
  * touches the first one's staging and parking places. */
 static void lock_state(struct broker *b, struct setup *s)
 {
 	pid_t holder;
-	int err = make_path(b->state_dir, 0700);
-	if (err < 0)
-		die(EXIT_FAIL, "%s: %s", b->state_dir, strerror(-err));
-	err = pidfile_lock(&s->pid, b->state_dir, &holder);
+	int err = pidfile_lock(&s->pid, b->state_dir, &holder);
 	if (err == -EWOULDBLOCK && holder)
 		die(EXIT_FAIL, "%s: a broker (pid %d) already uses this state "
 		    "directory", b->state_dir, (int)holder);
@@ -216,7 +194,7 @@ static void lock_state(struct broker *b, struct setup *s)
 		die(EXIT_FAIL, "%s: another broker, still starting, already "
 		    "uses this state directory", b->state_dir);
 	if (err < 0)
-		die(EXIT_FAIL, "%s/%s: %s", b->state_dir, LS_PIDFILE_NAME,
+		die(EXIT_FAIL, "%s: %s", s->pid.path ? s->pid.path : b->state_dir,
 		    strerror(-err));
 }
 
