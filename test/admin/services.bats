@@ -48,6 +48,12 @@ teardown() {
 	admin_teardown
 }
 
+# /etc/default/libshare (under the prefix) holding LINE.
+defaults() {
+	mkdir -p "$(make_var sysconfdir)/default"
+	printf '%s\n' "$1" >"$(make_var sysconfdir)/default/libshare"
+}
+
 # The broker of the pidfile is the installed one, and answers.
 assert_serving() {
 	local pid
@@ -57,10 +63,9 @@ assert_serving() {
 	[[ $output == "sharebrokerd $pid: "* ]]
 }
 
+# No pidfile, and nothing answers on the socket.
 assert_stopped() {
 	[ ! -e "$PIDFILE" ]
-	[ -z "$(ps -C sharebrokerd -o args= | grep -F -- "$SOCK")" ] ||
-		[ -z "$(pgrep -f -- "$(make_var sbindir)/sharebrokerd")" ]
 	run "$SHARECTL" status
 	[ "$status" -eq 1 ]
 }
@@ -68,9 +73,7 @@ assert_stopped() {
 @test "LSB init script: start, status, reload, restart, stop" {
 	[ -r /lib/lsb/init-functions ] || skip "no /lib/lsb/init-functions"
 	local init=$DIST/libshare.init pid
-	printf 'PRIVATE_NAMESPACE=no\n' >"$(make_var sysconfdir)/default/libshare" ||
-		{ mkdir -p "$(make_var sysconfdir)/default" &&
-		  printf 'PRIVATE_NAMESPACE=no\n' >"$(make_var sysconfdir)/default/libshare"; }
+	defaults PRIVATE_NAMESPACE=no
 	run "$init" start
 	[ "$status" -eq 0 ]
 	assert_serving
@@ -95,6 +98,22 @@ assert_stopped() {
 	assert_stopped
 	run "$init" status
 	[ "$status" -eq 3 ]
+}
+
+@test "LSB init script with PRIVATE_NAMESPACE=yes: the broker gets a namespace of its own" {
+	[ -r /lib/lsb/init-functions ] || skip "no /lib/lsb/init-functions"
+	local init=$DIST/libshare.init pid
+	defaults PRIVATE_NAMESPACE=yes
+	run "$init" start
+	[ "$status" -eq 0 ]
+	assert_serving
+	pid=$(cat "$PIDFILE")
+	[ "$(stat -L -c %i "/proc/$pid/ns/mnt")" != "$(stat -L -c %i /proc/self/ns/mnt)" ]
+	run "$init" status
+	[ "$status" -eq 0 ]
+	run "$init" stop
+	[ "$status" -eq 0 ]
+	assert_stopped
 }
 
 # OpenRC keeps its service states in /run/openrc: a fresh one of this
