@@ -28,8 +28,8 @@
 
 ex_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=/dev/null
-. "$ex_here/paths.sh" 2>/dev/null || LS_ROOT= LS_SBINDIR= LS_BINDIR= \
-	LS_PKGLIBDIR=
+. "$ex_here/paths.sh" 2>/dev/null || LS_ROOT='' LS_SBINDIR='' LS_BINDIR='' \
+	LS_PKGLIBDIR=''
 
 die() {
 	echo "${EX_NAME:-example}: $*" >&2

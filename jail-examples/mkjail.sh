@@ -84,7 +84,7 @@ bind_ro() {
 }
 
 find_shim() {
-	local c LS_ROOT= LS_PKGLIBDIR=
+	local c LS_ROOT='' LS_PKGLIBDIR=''
 	# shellcheck source=/dev/null
 	. "$here/paths.sh" 2>/dev/null || true   # where make install put it
 	for c in "${LIBSHARE_SO:-}" "$here/../shim/libshare.so" \
