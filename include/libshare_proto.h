@@ -76,6 +76,22 @@ enum ls_op {
 				  LS_OP_TREE's, at offset 0; no text */
 };
 
+/* An op's name, for logs and messages: the call it stands for, or the
+ * sharectl command.  op comes off the wire: anything past the table is
+ * "unknown", never an index out of bounds. */
+static inline const char *ls_op_name(unsigned op)
+{
+	static const char *const names[] = {
+		[LS_OP_NONE] = "none", [LS_OP_MOUNT] = "mount",
+		[LS_OP_UMOUNT] = "umount", [LS_OP_PIVOT_ROOT] = "pivot_root",
+		[LS_OP_CHROOT] = "chroot", [LS_OP_STATUS] = "status",
+		[LS_OP_STOP] = "stop", [LS_OP_JAILS] = "jails",
+		[LS_OP_TREE] = "tree", [LS_OP_GRAPH] = "graph",
+		[LS_OP_MOUNTTABLE] = "mounttable",
+	};
+	return op < sizeof names / sizeof *names ? names[op] : "unknown";
+}
+
 #define LS_NFIELDS 4
 #define LS_ABSENT 0xffffffffu      /* a field that was a NULL pointer */
 

@@ -13,7 +13,8 @@
 #               the broker
 #   write, show_dir, show_mounts
 #               a file's text put in place; what a side sees in a
-#               directory; the kernel's table under $B
+#               directory; what findmnt shows on each side, PROPAGATION
+#               column included
 #   expect_*    the verification: each check prints "ok: WHY", or ends
 #               the example with exit 1 and a FAIL line saying what the
 #               RFC expected and what was there instead
@@ -23,10 +24,12 @@
 #
 # Binaries: SHAREBROKERD, SHARECTL and LIBSHARE_SO name them; otherwise the
 # ones built beside this directory (../daemon, ../shim), else the installed
-# ones (PREFIX/share/libshare/jail-examples -> PREFIX/sbin, bin, lib), else
-# PATH.
+# ones (where paths.sh, written by make, says), else PATH.
 
 ex_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=/dev/null
+. "$ex_here/paths.sh" 2>/dev/null || LS_ROOT='' LS_SBINDIR='' LS_BINDIR='' \
+	LS_PKGLIBDIR=''
 
 die() {
 	echo "${EX_NAME:-example}: $*" >&2
@@ -58,14 +61,14 @@ pick() {
 }
 
 ex_find_binaries() {
-	local prefix=$ex_here/../../..
 	pick SHAREBROKERD sharebrokerd "$ex_here/../daemon/sharebrokerd" \
-		"$prefix/sbin/sharebrokerd" "$(command -v sharebrokerd || true)"
+		"${LS_SBINDIR:+$LS_ROOT$LS_SBINDIR/sharebrokerd}" \
+		"$(command -v sharebrokerd || true)"
 	pick SHARECTL sharectl "$ex_here/../daemon/sharectl" \
-		"$prefix/bin/sharectl" "$(command -v sharectl || true)"
+		"${LS_BINDIR:+$LS_ROOT$LS_BINDIR/sharectl}" \
+		"$(command -v sharectl || true)"
 	pick LIBSHARE_SO libshare.so "$ex_here/../shim/libshare.so" \
-		"$prefix/lib/libshare.so" /usr/local/lib/libshare.so \
-		/usr/lib/libshare.so
+		"${LS_PKGLIBDIR:+$LS_ROOT$LS_PKGLIBDIR/libshare.so}"
 }
 
 # True when some mount of this namespace propagates (a systemd host).
@@ -124,7 +127,7 @@ ex_jail() {
 ex_broker() {
 	mkdir -p "$B/state"
 	"$SHAREBROKERD" --socket "$SOCK" --state-dir "$B/state" \
-		2>"$B/state/start.log" ||
+		--log "$B/state/sharebrokerd.log" 2>"$B/state/start.log" ||
 		die "sharebrokerd did not start: $(cat "$B/state/start.log")"
 	EX_BROKER=started
 	echo "   broker: $("$SHARECTL" --socket "$SOCK" status)"
@@ -253,35 +256,46 @@ show_dir() {
 		"$(listing "$who" "$path")"
 }
 
-# The kernel's own table as findmnt draws it (children under their
-# parent), limited to the sandbox and without the jails' /usr and the
-# broker's state directory.  Every mount here is a plain private mount:
-# the propagation lives in the broker's graph.
+# What findmnt shows on each side, through the shim: the broker's table,
+# with the PROPAGATION column the kernel's own table (all private mounts)
+# cannot have.  The host's view under $B, then each jail's whole view;
+# the jails' /usr (and the like, from mkjail.sh) and the broker's state
+# directory are left out.
 show_mounts() {
-	echo "   the kernel's mount table under \$B:"
+	local j cols=TARGET,SOURCE,PROPAGATION
+	echo "   host# findmnt -R -o $cols \$B"
+	LD_PRELOAD=$LIBSHARE_SO LIBSHARE_SOCKET=$SOCK findmnt -R -o "$cols" "$B" |
+		ex_table
+	for j in $EX_JAILS; do
+		echo "   $j# findmnt -o $cols"
+		env -u LD_PRELOAD LIBSHARE_SOCKET="$SOCK" chroot "$B/$j" \
+			findmnt -o "$cols" | ex_table
+	done
+}
+
+# A findmnt table, indented, $B written as such, without the mounts that
+# every jail has (mkjail.sh's) and the broker's own.
+ex_table() {
 	awk -v b="$B" -v jails="$EX_JAILS" '
-		BEGIN {
-			nj = split(jails, jl, " ")
-			for (k = 1; k <= nj; k++) hide[b "/" jl[k] "/usr"]
-		}
-		index($5, b "/") != 1 || ($5 in hide) { next }
-		index($5, b "/state") == 1 { next }
+		BEGIN { n = split(jails, jl, " ") }
 		{
-			for (i = 7; $i != "-"; i++) ;
-			target[$1] = "$B" substr($5, length(b) + 1)
-			line[$1] = sprintf("%-18s %s", $(i + 2), $(i + 1))
-			parent[$1] = $2; order[++n] = $1
-		}
-		function draw(id, depth,   k) {
-			printf "     %*s%-*s %s\n", 2 * depth, "", 28 - 2 * depth,
-				target[id], line[id]
+			t = $0; sub(/^[^\/$]*/, "", t); sub(/ .*/, "", t)
+			if (t ~ /^\/(usr|bin|sbin|lib[a-z0-9]*)(\/|$)/) next
+			if (index(t, b "/state") == 1) next
 			for (k = 1; k <= n; k++)
-				if (parent[order[k]] == id) draw(order[k], depth + 1)
+				if (t ~ ("^" b "/" jl[k] "/(usr|bin|sbin|lib[a-z0-9]*)(/|$)")) next
+			line[++m] = $0
+			if (index($0, b)) short = 1
 		}
 		END {
-			for (k = 1; k <= n; k++)
-				if (!(parent[order[k]] in line)) draw(order[k], 0)
-		}' /proc/self/mountinfo
+			# "$B" is shorter than the path: so is the TARGET column
+			pad = sprintf("%*s", length(b) - 2, "")
+			for (k = 1; k <= m; k++) {
+				if (k == 1 && short) sub("TARGET" pad, "TARGET", line[k])
+				gsub(b, "$B", line[k])
+				print "     " line[k]
+			}
+		}'
 }
 
 # The sources of the stack of mounts at exactly PATH (a host path), bottom

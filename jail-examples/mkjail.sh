@@ -41,10 +41,23 @@ set -eu
 prog=${0##*/}
 here=$(cd "$(dirname "$0")" && pwd)
 
+# usage [STATUS]: to stdout for --help (0), to stderr for a mistake (2).
 usage() {
-	echo "usage: $prog [--no-shim] JAILDIR [SHIM]" >&2
-	echo "       $prog --remove JAILDIR" >&2
-	exit 2
+	local status=${1:-2}
+	{
+		echo "usage: $prog [--no-shim] JAILDIR [SHIM]"
+		echo "       $prog --remove JAILDIR"
+		if [[ $status -eq 0 ]]; then
+			echo "Builds a chroot jail whose programs load libshare (mkjail(8))."
+			echo
+			echo "  --no-shim      the same jail without the shim"
+			echo "  --remove       unmount what $prog mounted in JAILDIR"
+			echo "  -h, --help     this help"
+			echo "  -V, --version  the version"
+			echo "SHIM defaults to \$LIBSHARE_SO, else the built or installed one."
+		fi
+	} >&$((status ? 2 : 1))
+	exit "$status"
 }
 
 die() {
@@ -71,10 +84,11 @@ bind_ro() {
 }
 
 find_shim() {
-	local c
+	local c LS_ROOT='' LS_PKGLIBDIR=''
+	# shellcheck source=/dev/null
+	. "$here/paths.sh" 2>/dev/null || true   # where make install put it
 	for c in "${LIBSHARE_SO:-}" "$here/../shim/libshare.so" \
-		"$here/../../../lib/libshare.so" /usr/local/lib/libshare.so \
-		/usr/lib/libshare.so; do
+		"${LS_PKGLIBDIR:+$LS_ROOT$LS_PKGLIBDIR/libshare.so}"; do
 		if [[ -n $c && -f $c ]]; then
 			echo "$c"
 			return 0
@@ -174,7 +188,12 @@ main() {
 	case ${1:-} in
 	--remove) mode=remove; shift ;;
 	--no-shim) shim=; shift ;;
-	--help|-h) usage ;;
+	--help|-h) usage 0 ;;
+	--version|-V)
+		# shellcheck source=/dev/null
+		. "$here/paths.sh" 2>/dev/null || true
+		echo "$prog (libshare) ${LS_VERSION:-0.1}"
+		exit 0 ;;
 	-*) usage ;;
 	esac
 	[[ $# -ge 1 && -n $1 ]] || usage

@@ -170,7 +170,6 @@ struct answer {                /* what a request answers besides its errno */
 };
 int policy_serve(struct request *r, uint16_t op, uint64_t arg,
 		 char *f[LS_NFIELDS], struct answer *a);
-const char *policy_op_name(uint16_t op);
 
 /* fusetab.c, tabserve.c: mount tables that stay live (fusetab.h) */
 struct pollfd;

@@ -58,7 +58,9 @@ static void hold(struct broker *b, struct entry *e)
 				e->id, e->mp);
 	} else {
 		log_msg(LOG_WARNING, "mount %d on %s is covered: out of the "
-			"broker's reach", e->id, e->mp);
+			"broker's reach; requests that would unmount it, move "
+			"it or propagate to or from it fail with EIO until "
+			"what covers it goes", e->id, e->mp);
 	}
 	handle_put(b, e->m, -1, e->id, entry_dev(e));
 }

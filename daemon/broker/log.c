@@ -1,19 +1,72 @@
-/* log.c: the broker's messages, to standard error (the log file once
- * detached) or syslog. */
+/* log.c: the broker's messages, to standard error, a file of its own, or
+ * syslog. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "libshare_proto.h"
 #include "log.h"
 
-static bool use_syslog, debugging;
+enum sink { TO_STDERR, TO_FILE, TO_SYSLOG };
+
+static enum sink sink;
+static bool debugging;
+static char file[PATH_MAX];    /* TO_FILE: its name, for log_reopen() */
 
 void log_setup(bool to_syslog, bool debug)
 {
-	if (to_syslog && !use_syslog)
+	if (to_syslog && sink != TO_SYSLOG)
 		openlog("sharebrokerd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
-	else if (!to_syslog && use_syslog)
+	else if (!to_syslog && sink == TO_SYSLOG)
 		closelog();
-	use_syslog = to_syslog;
+	sink = to_syslog ? TO_SYSLOG : TO_STDERR;
 	debugging = debug;
+}
+
+/* path opened for appending onto descriptors 1 and 2. */
+static int onto_stdio(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return -errno;
+	if (dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	close(fd);
+	return 0;
+}
+
+int log_open(const char *where, bool debug)
+{
+	int err;
+	if (strcmp(where, "syslog") == 0 || strcmp(where, "stderr") == 0) {
+		log_setup(where[1] == 'y', debug);
+		return 0;
+	}
+	if (where[0] != '/' || strlen(where) >= sizeof file)
+		return -EINVAL;
+	if ((err = onto_stdio(where)) < 0)
+		return err;
+	log_setup(false, debug);
+	strcpy(file, where);
+	sink = TO_FILE;
+	return 0;
+}
+
+int log_reopen(void)
+{
+	if (sink == TO_SYSLOG) {
+		closelog();
+		openlog("sharebrokerd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	}
+	return sink == TO_FILE ? onto_stdio(file) : 0;
 }
 
 bool log_debugging(void)
@@ -27,12 +80,55 @@ void log_msg(int level, const char *fmt, ...)
 	if (level == LOG_DEBUG && !debugging)
 		return;
 	va_start(ap, fmt);
-	if (use_syslog) {
+	if (sink == TO_SYSLOG) {
 		vsyslog(level, fmt, ap);
 	} else {
-		fputs("sharebrokerd: ", stderr);
+		char stamp[32] = "";
+		time_t now = time(NULL);
+		struct tm tm;
+		/* a file outlives the terminal: each line says when, and who */
+		if (sink == TO_FILE && localtime_r(&now, &tm))
+			strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S ", &tm);
+		fprintf(stderr, "%ssharebrokerd", stamp);
+		if (sink == TO_FILE)
+			fprintf(stderr, "[%d]", (int)getpid());
+		fputs(": ", stderr);
 		vfprintf(stderr, fmt, ap);
 		fputc('\n', stderr);
 	}
 	va_end(ap);
+}
+
+/* An errno as "EPERM (Operation not permitted)". */
+static const char *errno_text(int err, char *buf, size_t size)
+{
+	const char *name = NULL;
+#ifdef HAVE_STRERRORNAME_NP
+	name = strerrorname_np(err);
+#endif
+	if (name)
+		snprintf(buf, size, "%s (%s)", name, strerror(err));
+	else
+		snprintf(buf, size, "errno %d (%s)", err, strerror(err));
+	return buf;
+}
+
+void log_request(unsigned op, pid_t pid, int rootfd, int err)
+{
+	char proc[64], root[PATH_MAX] = "?", why[128];
+	ssize_t n;
+	if (err < 0)
+		err = -err;
+	if (!err && !debugging)
+		return;
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", rootfd);
+	if (rootfd >= 0 && (n = readlink(proc, root, sizeof root - 1)) > 0)
+		root[n] = '\0';
+	if (err)
+		log_msg(LOG_INFO, "refused %s from pid %d (root %s): %s",
+			ls_op_name(op), (int)pid, root,
+			errno_text(err, why, sizeof why));
+	else
+		log_msg(LOG_DEBUG, "%s from pid %d (root %s): ok",
+			ls_op_name(op), (int)pid, root);
 }

@@ -28,7 +28,6 @@ enum { F0 = 1, F1 = 2, F2 = 4, F3 = 8 };
 
 struct row {
 	uint16_t op;
-	const char *name;
 	unsigned allowed, required;
 	enum who who;
 	int (*serve)(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
@@ -138,16 +137,16 @@ static int serve_table(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
 }
 
 static const struct row rows[] = {
-	{ LS_OP_MOUNT, "mount", F0 | F1 | F2 | F3, 0, ANYONE, serve_mount },
-	{ LS_OP_UMOUNT, "umount", F1, 0, ANYONE, serve_umount },
-	{ LS_OP_PIVOT_ROOT, "pivot_root", F0 | F1, 0, ANYONE, serve_pivot },
-	{ LS_OP_CHROOT, "chroot", 0, 0, ANYONE, serve_chroot },
-	{ LS_OP_STATUS, "status", 0, 0, ANYONE, serve_status },
-	{ LS_OP_STOP, "stop", 0, 0, ADMIN, serve_stop },
-	{ LS_OP_JAILS, "jails", 0, 0, ADMIN, serve_jails },
-	{ LS_OP_TREE, "tree", F1, 0, ANYONE, serve_tree },
-	{ LS_OP_GRAPH, "graph", 0, 0, ON_HOST, serve_graph },
-	{ LS_OP_MOUNTTABLE, "mounttable", F1, F1, ANYONE, serve_table },
+	{ LS_OP_MOUNT, F0 | F1 | F2 | F3, 0, ANYONE, serve_mount },
+	{ LS_OP_UMOUNT, F1, 0, ANYONE, serve_umount },
+	{ LS_OP_PIVOT_ROOT, F0 | F1, 0, ANYONE, serve_pivot },
+	{ LS_OP_CHROOT, 0, 0, ANYONE, serve_chroot },
+	{ LS_OP_STATUS, 0, 0, ANYONE, serve_status },
+	{ LS_OP_STOP, 0, 0, ADMIN, serve_stop },
+	{ LS_OP_JAILS, 0, 0, ADMIN, serve_jails },
+	{ LS_OP_TREE, F1, 0, ANYONE, serve_tree },
+	{ LS_OP_GRAPH, 0, 0, ON_HOST, serve_graph },
+	{ LS_OP_MOUNTTABLE, F1, F1, ANYONE, serve_table },
 };
 
 static const struct row *row_of(uint16_t op)
@@ -156,12 +155,6 @@ static const struct row *row_of(uint16_t op)
 		if (rows[i].op == op)
 			return &rows[i];
 	return NULL;
-}
-
-const char *policy_op_name(uint16_t op)
-{
-	const struct row *w = row_of(op);
-	return w ? w->name : "unknown";
 }
 
 /* Whether the caller's root is the host's: no jail. */
@@ -254,17 +247,12 @@ int policy_serve(struct request *r, uint16_t op, uint64_t arg,
 	struct broker *b = r->b;
 	const struct row *w = row_of(op);
 	int err = w ? admitted(r, w, f) : -EINVAL;
-	if (err) {
-		log_msg(LOG_INFO, "refused %s from pid %d: %s",
-			policy_op_name(op), (int)r->caller.pid, strerror(-err));
-		return err;
-	}
+	if (err)
+		return err;            /* logged by the server (log_request) */
 	remember_root(r);
 	if (table_changed(b))
 		follow_drift(b);
 	err = w->serve(r, arg, f, a);
 	table_changed(b);          /* the broker's own changes */
-	log_msg(LOG_DEBUG, "pid %d %s: %s", (int)r->caller.pid, w->name,
-		err ? strerror(-err) : "ok");
 	return err;
 }

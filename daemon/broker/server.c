@@ -21,6 +21,7 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "admin.h"
 #include "broker.h"
 #include "libshare_proto.h"
 #include "libshare_wire.h"
@@ -102,11 +103,14 @@ static void serve(struct broker *b, int fd, const struct ucred *cred)
 		int err = peer_identify(&r.caller, fd, cred, (pid_t)q.tid,
 					q.fd1);
 		if (!err)
+			err = mntns_check(q.op, cred->pid);
+		if (!err)
 			err = policy_serve(&r, q.op, q.arg, f, &a);
+		log_request(q.op, cred->pid, r.caller.root, err);
 		if (!reply(fd, q.op, err, a.text, a.ntext, a.pass))
 			log_msg(LOG_WARNING, "pid %d gave up waiting for its "
 				"%s, or died: %s", (int)cred->pid,
-				policy_op_name(q.op), err == -ESRCH ?
+				ls_op_name(q.op), err == -ESRCH ?
 				"it was gone before it was served, nothing done" :
 				err ? strerror(-err) : "it was done");
 		peer_close(&r.caller);
@@ -166,6 +170,7 @@ void server_loop(struct broker *b)
 	struct pollfd p[MAXCLIENTS + 3];
 	size_t n = 0, k;
 	while (!b->stop) {
+		admin_tick(b);         /* SIGHUP, SIGUSR1: between requests */
 		p[0] = (struct pollfd){ .fd = b->listen_fd, .events = POLLIN };
 		for (size_t i = 0; i < n; i++)
 			p[i + 1] = (struct pollfd){ .fd = c[i].fd, .events = POLLIN };

@@ -30,8 +30,25 @@ static void usage(FILE *out, int code)
 	fprintf(out, "usage: sharectl [--socket ADDR] status|stop|jails\n"
 		"       sharectl [--socket ADDR] tree [--root DIR]\n"
 		"       sharectl [--socket ADDR] graph "
-		"[--output FILE.svg|FILE.png|FILE.dot]\n");
+		"[--output FILE.svg|FILE.png|FILE.dot]\n"
+		"Asks sharebrokerd, libshare's broker (sharectl(8)).\n\n"
+		"  -s, --socket ADDR   the broker's socket: @NAME or /PATH\n"
+		"                      (default $%s, else %s)\n"
+		"  -r, --root DIR      tree: as a process chrooted into DIR sees it\n"
+		"  -o, --output FILE   graph: into FILE, as .dot, .svg or .png\n"
+		"  -h, --help          this help\n"
+		"  -V, --version       the version\n\n"
+		"Exit status: 0 success, 1 the broker refused or is absent,\n"
+		"2 usage error.  Report bugs to <%s>.\n",
+		LS_SOCKET_ENV, LS_SOCKET_DEFAULT, PACKAGE_BUGREPORT);
 	exit(code);
+}
+
+/* A usage error that is not a wrong word: one line saying what. */
+static void refuse(const char *what, const char *value, const char *why)
+{
+	fprintf(stderr, "sharectl: %s '%s': %s\n", what, value, why);
+	exit(2);
 }
 
 /* A connection to the broker at addr, or -errno: -EPERM when the peer is
@@ -67,7 +84,7 @@ static int ask(const char *addr, uint16_t op, const char *arg, int *pass)
 				 .len = { 0, arg ? (uint32_t)strlen(arg) : 0 } };
 	struct ls_req_out o;
 	struct ls_rep_in in;
-	struct ls_rep_view rep;
+	struct ls_rep_view rep = { .fd = -1 };  /* gcc cannot see err guards it */
 	ssize_t n = -1;
 	int fd, err;
 	*pass = -1;
@@ -194,6 +211,7 @@ int main(int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	static const struct { const char *name; uint16_t op; } cmds[] = {
@@ -202,15 +220,27 @@ int main(int argc, char **argv)
 		{ "graph", LS_OP_GRAPH },
 	};
 	const char *addr = getenv(LS_SOCKET_ENV), *root = NULL, *output = NULL;
+	struct sockaddr_un sa;
+	socklen_t len;
 	int c;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-		if (c == 's')
+	while ((c = getopt_long(argc, argv, "s:r:o:hV", opts, NULL)) != -1)
+		if (c == 's' && ls_address(optarg, &sa, &len) < 0)
+			refuse("--socket", optarg, "not @NAME (abstract) nor an "
+			       "absolute /PATH of 2 to 107 bytes");
+		else if (c == 's')
 			addr = optarg;
 		else if (c == 'r')
 			root = optarg;
+		else if (c == 'o' && !format_of(optarg))
+			refuse("--output", optarg, "unsupported format: the "
+			       "name must end in .dot, .svg or .png");
 		else if (c == 'o')
 			output = optarg;
-		else
+		else if (c == 'V') {
+			printf("sharectl (%s) %s\n", PACKAGE_NAME,
+			       PACKAGE_VERSION);
+			return 0;
+		} else
 			usage(c == 'h' ? stdout : stderr, c == 'h' ? 0 : 2);
 	addr = ls_socket_name(addr);
 	if (optind + 1 != argc)

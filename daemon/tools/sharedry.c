@@ -21,15 +21,48 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dry.h"
 
-static void usage(void)
+static void usage(FILE *out, int code)
 {
-	fputs("usage: sharedry [--base DIR] [--view DIR]... [--max-mounts N] "
-	      "[--trace] [--tree] [--no-check] SCRIPT|-\n", stderr);
-	exit(2);
+	fprintf(out, "usage: sharedry [OPTION]... SCRIPT|-\n"
+		"Runs a script of util-linux mount commands against libshare's "
+		"engine alone\n(sharedry(1)).\n\n"
+		"  -b, --base DIR      the sandbox $B stands for (default /tmp/w)\n"
+		"  -v, --view DIR      also print the table as a process whose "
+		"root is DIR\n"
+		"                      sees it (NAME:/ for a copied namespace); "
+		"repeatable\n"
+		"  -m, --max-mounts N  the mount limit (default 100000)\n"
+		"  -t, --trace         echo each command and its plan's steps\n"
+		"  -T, --tree          print the tree with its propagation after "
+		"each change\n"
+		"  -n, --no-check      skip the invariant and plan checks\n"
+		"  -h, --help          this help\n"
+		"  -V, --version       the version\n\n"
+		"Exit status: 0 the script ran, 1 it cannot be read, 2 usage "
+		"error,\n3 a command or check went wrong.  Report bugs to "
+		"<%s>.\n", PACKAGE_BUGREPORT);
+	exit(code);
+}
+
+/* --max-mounts: a whole number from 1, nothing else. */
+static unsigned max_mounts(const char *s)
+{
+	char *end;
+	unsigned long v;
+	errno = 0;
+	v = *s >= '0' && *s <= '9' ? strtoul(s, &end, 10) : 0;
+	if (!v || errno || *end || v > UINT_MAX) {
+		fprintf(stderr, "sharedry: --max-mounts '%s': not a whole "
+			"number from 1 to %u\n", s, UINT_MAX);
+		exit(2);
+	}
+	return (unsigned)v;
 }
 
 int main(int argc, char **argv)
@@ -42,6 +75,7 @@ int main(int argc, char **argv)
 		{ "tree", no_argument, NULL, 'T' },
 		{ "no-check", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	struct dry d = { .base = "/tmp/w", .check = true };
@@ -50,23 +84,27 @@ int main(int argc, char **argv)
 	unsigned max = 0;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:v:m:tTnhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b': d.base = optarg; break;
 		case 'v':
 			if (nviews == sizeof views / sizeof *views)
-				usage();
+				usage(stderr, 2);
 			views[nviews++] = optarg;
 			break;
-		case 'm': max = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'm': max = max_mounts(optarg); break;
 		case 't': d.trace = true; break;
 		case 'T': d.tree = true; break;
 		case 'n': d.check = false; break;
-		default: usage();
+		case 'h': usage(stdout, 0); break;
+		case 'V': printf("sharedry (%s) %s\n", PACKAGE_NAME,
+				 PACKAGE_VERSION);
+			  return 0;
+		default: usage(stderr, 2);
 		}
 	}
 	if (optind != argc - 1 || d.base[0] != '/')
-		usage();
+		usage(stderr, 2);
 	FILE *in = strcmp(argv[optind], "-") ? fopen(argv[optind], "r") : stdin;
 	if (!in) {
 		fprintf(stderr, "sharedry: %s: %s\n", argv[optind], strerror(errno));

@@ -112,7 +112,8 @@ mount -t tmpfs sandbox "$dir" && mount --make-private "$dir" || exit 1
 mkdir "$dir/notify" || exit 1
 kn=$("$bin" notify "$notify" "$dir/notify") || exit 1
 mkdir "$jail" && "$bin" mkjail "$jail" "$mounts" || exit 1
-"$LEGACY_SIM" "$SHAREBROKERD" --socket "$sock" --state-dir "$state" ||
+"$LEGACY_SIM" "$SHAREBROKERD" --socket "$sock" --state-dir "$state" \
+	--log "$state/sharebrokerd.log" ||
 	{ echo "run.sh: sharebrokerd did not start" >&2; exit 1; }
 "$LEGACY_SIM" "$SHAREBROKERD" --socket "$snapsock" --state-dir "$snapstate" \
 	--no-fuse || { echo "run.sh: sharebrokerd --no-fuse did not start" >&2; exit 1; }

@@ -125,7 +125,7 @@ trap 'exit 141' PIPE
 /usr/bin/mount -t tmpfs BASE "$dir" && /usr/bin/mount --make-private "$dir" ||
 	exit 1
 if ! "$LEGACY_SIM" "$SHAREBROKERD" --socket "$sock" --state-dir "$state" \
-	--debug; then
+	--log "$state/sharebrokerd.log" --debug; then
 	echo "broker-run.sh: sharebrokerd did not start" >&2
 	exit 1
 fi

@@ -83,7 +83,7 @@ broker_setup() {
 # Extra ARGS go to sharebrokerd (--max-mounts N, --mount-table FILE).
 broker_start() {
 	legacy "$SHAREBROKERD" --socket "$LIBSHARE_SOCKET" --state-dir "$STATE" \
-		--debug "$@" || return 1
+		--log "$STATE/sharebrokerd.log" --debug "$@" || return 1
 	BROKER_PID=$("$SHARECTL" status | sed -n 's/^sharebrokerd \([0-9]*\):.*/\1/p')
 	[ -n "$BROKER_PID" ]
 }

@@ -63,7 +63,7 @@ poller_result() {
 # broker served it a table (its log says so: a table more than before) and
 # libmount had the time to add it to epoll.
 tables_served() {
-	grep -c ' mounttable: ok' "$STATE/sharebrokerd.log" || true
+	grep -c 'mounttable from pid .*: ok' "$STATE/sharebrokerd.log" || true
 }
 
 findmnt_poll() {
