@@ -14,54 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dry.h"
+#include "mountopt.h"
 
 struct args {
 	const char *type, *opts, *mode;
 	const char *pos[2];
 	int npos, first;       /* index of pos[0] in the command's words */
 };
-
-/* One mount option: the flag it sets, or clears with clear. */
-static const struct opt {
-	const char *name;
-	unsigned long flag;
-	bool clear;
-} opts[] = {
-	{ "ro", LS_MS_RDONLY, 0 }, { "rw", LS_MS_RDONLY, 1 },
-	{ "nosuid", LS_MS_NOSUID, 0 }, { "suid", LS_MS_NOSUID, 1 },
-	{ "nodev", LS_MS_NODEV, 0 }, { "dev", LS_MS_NODEV, 1 },
-	{ "noexec", LS_MS_NOEXEC, 0 }, { "exec", LS_MS_NOEXEC, 1 },
-	{ "noatime", LS_MS_NOATIME, 0 }, { "atime", LS_MS_NOATIME, 1 },
-	{ "nodiratime", LS_MS_NODIRATIME, 0 },
-	{ "diratime", LS_MS_NODIRATIME, 1 },
-	{ "relatime", LS_MS_RELATIME, 0 }, { "norelatime", LS_MS_RELATIME, 1 },
-	{ "strictatime", LS_MS_STRICTATIME, 0 },
-	{ "nostrictatime", LS_MS_STRICTATIME, 1 },
-	{ "nosymfollow", LS_MS_NOSYMFOLLOW, 0 },
-	{ "symfollow", LS_MS_NOSYMFOLLOW, 1 },
-	{ "sync", LS_MS_SYNCHRONOUS, 0 }, { "async", LS_MS_SYNCHRONOUS, 1 },
-	{ "dirsync", LS_MS_DIRSYNC, 0 },
-	{ "lazytime", LS_MS_LAZYTIME, 0 }, { "nolazytime", LS_MS_LAZYTIME, 1 },
-	{ "mand", LS_MS_MANDLOCK, 0 }, { "nomand", LS_MS_MANDLOCK, 1 },
-	{ "bind", LS_MS_BIND, 0 }, { "remount", LS_MS_REMOUNT, 0 },
-};
-
-/* OPTS applied on top of ms, left to right; unknown ones are the
- * filesystem's and pass as data, which the model keeps no record of. */
-static unsigned long apply(unsigned long ms, const char *list)
-{
-	char *copy = strdup(list ? list : ""), *save = NULL;
-	if (!copy)
-		abort();
-	for (char *o = strtok_r(copy, ",", &save); o;
-	     o = strtok_r(NULL, ",", &save))
-		for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
-			if (strcmp(o, opts[i].name) == 0)
-				ms = opts[i].clear ? ms & ~opts[i].flag
-						   : ms | opts[i].flag;
-	free(copy);
-	return ms;
-}
 
 /* The last mount in mountinfo order that the caller sees at path. */
 static const struct mount *last_at(struct cmd *k, const char *path)
@@ -155,7 +114,7 @@ static int new_op(struct cmd *k, const void *arg)
 	if (err)
 		return err;
 	err = op_mount_fs(&k->d->g, &k->c, l, instance(k->d, a->type),
-			  a->pos[0], apply(0, a->opts));
+			  a->pos[0], mount_options(0, a->opts));
 	free(buf);
 	return err;
 }
@@ -216,9 +175,9 @@ static int remount_op(struct cmd *k, const void *arg)
 		return err;
 	unsigned long ms = LS_MS_REMOUNT;
 	if (!a->mode)                  /* -o remount: merged with what is */
-		ms |= apply(current(k, a->pos[a->npos - 1]), a->opts);
+		ms |= mount_options(current(k, a->pos[a->npos - 1]), a->opts);
 	else                           /* after a bind: the options alone */
-		ms |= LS_MS_BIND | apply(0, a->opts);
+		ms |= LS_MS_BIND | mount_options(0, a->opts);
 	err = op_remount(&k->d->g, &k->c, l, ms & ~(unsigned long)LS_MS_REC);
 	free(buf);
 	return err;
@@ -229,7 +188,8 @@ int dry_mount(struct cmd *k)
 	struct args a;
 	if (!parse(k, &a))
 		return -EINVAL;
-	if (!a.mode && (apply(0, a.opts) & LS_MS_REMOUNT) && a.npos == 1)
+	if (!a.mode && a.npos == 1 &&
+	    (mount_options(0, a.opts) & LS_MS_REMOUNT))
 		return dry_call(k, remount_op, &a);
 	if (!a.mode && a.type && a.npos == 2)
 		return dry_call(k, new_op, &a);
