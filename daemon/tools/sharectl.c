@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include "libshare_proto.h"
 #include "libshare_wire.h"
+#include "jailtab.h"
 
 static void usage(FILE *out, int code)
 {
@@ -199,7 +200,9 @@ int main(int argc, char **argv)
 		{ "graph", LS_OP_GRAPH },
 	};
 	const char *addr = getenv(LS_SOCKET_ENV), *root = NULL, *output = NULL;
-	int c;
+	int c = jailtab_command(argc, argv);   /* apply, check: jailtab_cmd.c */
+	if (c >= 0)
+		return c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
 		if (c == 's')
 			addr = optarg;
