@@ -182,6 +182,21 @@ static int validate(struct jt_tab *t, FILE *err, struct jt_entry *e)
 	return 0;
 }
 
+/* With --jail DIR a line's target is a path inside the jail (as in
+ * schroot's fstab): DIR/TARGET on the host, in jail DIR. */
+static int rooted(const struct jt_tab *t, struct jt_entry *e)
+{
+	char *target;
+	if (e->target[0] != '/' || e->jail)
+		return 0;      /* validate() refuses them, naming the field */
+	if (asprintf(&target, "%s%s", t->root, strcmp(e->target, "/") ?
+		     e->target : "") < 0 || !(e->jail = strdup(t->root)))
+		return -ENOMEM;
+	free(e->target);
+	e->target = target;
+	return 0;
+}
+
 static void entry_free(struct jt_entry *e)
 {
 	free(e->source);
@@ -202,13 +217,18 @@ static int parse_line(struct jt_tab *t, FILE *err, const char *path,
 		unescape(w[n++] = s);
 	if (n == 0 || w[0][0] == '#')
 		return 0;
-	if (n < 3 || n > 6)
-		return refuse(t, err, path, lineno, "%d fields; expected SOURCE "
-			      "TARGET TYPE [OPTIONS [FREQ [PASSNO]]]", n);
+	/* a refused line is counted and reading goes on */
+	if (n < 3 || n > 6) {
+		refuse(t, err, path, lineno, "%d fields; expected SOURCE "
+		       "TARGET TYPE [OPTIONS [FREQ [PASSNO]]]", n);
+		return 0;
+	}
 	for (int i = 4; i < n; i++)
-		if (!digits(w[i]))
-			return refuse(t, err, path, lineno, "%s: %s must be a "
-				      "number", w[i], i == 4 ? "FREQ" : "PASSNO");
+		if (!digits(w[i])) {
+			refuse(t, err, path, lineno, "%s: %s must be a number",
+			       w[i], i == 4 ? "FREQ" : "PASSNO");
+			return 0;
+		}
 	struct jt_entry e = { .file = path, .line = lineno, .kind = JT_NEW };
 	e.source = strdup(w[0]);
 	e.target = strdup(w[1]);
@@ -216,12 +236,14 @@ static int parse_line(struct jt_tab *t, FILE *err, const char *path,
 	int r = !e.source || !e.target || !e.type ? -ENOMEM : 0;
 	if (!r && n > 3)
 		r = options(t, err, &e, w[3]);
+	if (!r && t->root)
+		r = rooted(t, &e);
 	if (!r)
 		r = validate(t, err, &e);
 	struct jt_entry *v = r ? NULL : realloc(t->v, (t->n + 1) * sizeof *v);
 	if (!v) {
 		entry_free(&e);
-		return r == -EINVAL ? 0 : -ENOMEM;   /* refused: go on */
+		return r == -EINVAL ? 0 : -ENOMEM;
 	}
 	t->v = v;
 	t->v[t->n++] = e;

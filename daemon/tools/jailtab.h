@@ -46,6 +46,8 @@ struct jt_tab {
 	struct jt_entry *v;
 	size_t n;
 	unsigned errors;       /* lines refused, each reported */
+	const char *root;      /* --jail DIR: targets are inside DIR, and
+				  every line belongs to jail DIR */
 };
 
 /* jailtab.c */

@@ -1,11 +1,14 @@
 /* jailtab_cmd.c: sharectl's commands for jailtab files (man/jailtab.5).
  *
- *   sharectl [--socket ADDR] apply [--dry-run] [FILE|DIR]...
- *   sharectl check [FILE|DIR]...
+ *   sharectl [--socket ADDR] apply [--dry-run] [--jail DIR] [FILE|DIR]...
+ *   sharectl check [--jail DIR] [FILE|DIR]...
  *
  * A DIR stands for its *.tab files in C-locale order.  Without arguments:
  * SYSCONFDIR/libshare/jailtab and SYSCONFDIR/libshare/jailtab.d, either
  * of which may be missing, which is what a service runs at boot.
+ *
+ * --jail DIR: every target is a path inside the jail DIR, and every line
+ * belongs to it (schroot's setup hook: a profile's lines for a session).
  *
  * Exit status: 0 done (check: no error); 1 an error in a file (nothing is
  * applied then), a line that failed, or no broker; 2 a usage error.
@@ -30,7 +33,8 @@ static const char *const defaults[] = {
 static int usage(FILE *out, int code)
 {
 	fprintf(out, "usage: sharectl [--socket ADDR] apply [--dry-run] "
-		"[FILE|DIR]...\n       sharectl check [FILE|DIR]...\n");
+		"[--jail DIR] [FILE|DIR]...\n"
+		"       sharectl check [--jail DIR] [FILE|DIR]...\n");
 	return code;
 }
 
@@ -108,6 +112,7 @@ int jailtab_command(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "jail", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -129,6 +134,8 @@ int jailtab_command(int argc, char **argv)
 			addr = optarg;
 		else if (c == 'n' && !check)
 			dry = true;
+		else if (c == 'j' && optarg[0] == '/')
+			t.root = optarg;
 		else
 			return usage(c == 'h' ? stdout : stderr, c == 'h' ? 0 : 2);
 	addr = ls_socket_name(addr);
