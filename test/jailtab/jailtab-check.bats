@@ -84,3 +84,9 @@ sharectl: check: 2 errors" ]
 	[ "$output" = "$TAB:2: /srv/j1/../x: the target must be an absolute path without . or .. components
 sharectl: check: 1 error" ]
 }
+
+@test "jailtab(5) is lint-clean" {
+	run bash -c "man --warnings -l '$BATS_TEST_DIRNAME/../../man/jailtab.5' 2>&1 >/dev/null"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
