@@ -125,15 +125,16 @@ static int do_mount(struct run *r)
 {
 	const struct jt_entry *e = r->e;
 	bool bind = e->kind == JT_BIND;
+	unsigned long rec = e->recursive ? LS_MS_REC : 0;
 	struct mcall c = { e->source, r->target, e->type, e->data, e->flags };
+	const char *how = !bind ? "mount" : rec ? "rbind" : "bind";
 	char *what;
 	int err;
 	if (bind)
 		c = (struct mcall){ r->source, r->target, NULL, NULL,
-				    LS_MS_BIND | (e->recursive ? LS_MS_REC : 0) };
-	if (asprintf(&what, "%s %s on %s%s%s", bind ? e->recursive ? "rbind"
-		     : "bind" : "mount", c.source, r->target, bind ? "" : " type ",
-		     bind ? "" : e->type) < 0)
+				    LS_MS_BIND | rec };
+	if (asprintf(&what, "%s %s on %s%s%s", how, c.source, r->target,
+		     bind ? "" : " type ", bind ? "" : e->type) < 0)
 		return -ENOMEM;
 	err = call(r, &c, what);
 	free(what);
@@ -161,7 +162,8 @@ static int do_ro(struct run *r, const struct mline *m)
 static int do_prop(struct run *r)
 {
 	for (int i = 0; i < r->e->nprop; i++) {
-		struct mcall c = { "none", r->target, NULL, NULL, r->e->prop[i] };
+		struct mcall c = { "none", r->target, NULL, NULL,
+				   r->e->prop[i] };
 		char what[32];
 		snprintf(what, sizeof what, "make %s", jt_prop_name(c.flags));
 		int err = call(r, &c, what);

@@ -37,7 +37,8 @@ static unsigned flags_of(const char *opts)
 		{ "ro", MNT_RDONLY }, { "nosuid", MNT_NOSUID },
 		{ "nodev", MNT_NODEV }, { "noexec", MNT_NOEXEC },
 		{ "noatime", MNT_NOATIME }, { "nodiratime", MNT_NODIRATIME },
-		{ "relatime", MNT_RELATIME }, { "nosymfollow", MNT_NOSYMFOLLOW },
+		{ "relatime", MNT_RELATIME },
+		{ "nosymfollow", MNT_NOSYMFOLLOW },
 	};
 	char *copy = strdup(opts), *save = NULL;
 	unsigned f = 0;
@@ -87,8 +88,9 @@ static void build(struct dry_apply *d, const struct mtab *t, struct mount **m)
 				continue;
 			if (p < t->n && !(dir = inside(&t->v[p], t->v[i].mp)))
 				continue;
-			m[i] = graph_import(&d->g, d->ns, p < t->n ? m[p] : NULL,
-					    dir, fs_of(d, t, m, i), t->v[i].root,
+			m[i] = graph_import(&d->g, d->ns,
+					    p < t->n ? m[p] : NULL, dir,
+					    fs_of(d, t, m, i), t->v[i].root,
 					    t->v[i].source,
 					    flags_of(t->v[i].opts));
 			free(dir);
@@ -186,23 +188,26 @@ static void say_copies(struct dry_apply *d, const char *target)
 	free(v);
 }
 
-/* Where later mounts at m would propagate: its peers, and the slaves of
- * its group (semantics.md 2); and for a slave, where it receives from:
- * its master's group. */
-static void say_receivers(struct dry_apply *d, struct mount *m)
+/* Where a slave receives from: its master's group. */
+static void say_masters(struct dry_apply *d, struct mount *m)
 {
-	struct mount *from[256], *p = m->master;
-	size_t k = 0;
-	while (p && k < 256) {
-		from[k++] = p;
+	struct mount *v[256], *p = m->master;
+	size_t n = 0;
+	while (p && n < 256) {
+		v[n++] = p;
 		if (!p->group || (p = next_peer(p)) == m->master)
 			break;
 	}
-	if (k)
-		say_paths(d, "receives from", from, k);
-	struct mount *v[256];
+	if (n)
+		say_paths(d, "receives from", v, n);
+}
+
+/* Where later mounts at m would propagate: its peers, and the slaves of
+ * its group (semantics.md 2). */
+static void say_receivers(struct dry_apply *d, struct mount *m)
+{
+	struct mount *v[256], *p = m;
 	size_t n = 0;
-	p = m;
 	do {
 		for (struct list *l = p->slaves.next; l != &p->slaves &&
 		     n < 256; l = l->next)
@@ -248,6 +253,7 @@ static int dry_mount(void *ctx, const struct jt_entry *e,
 	else
 		plan_commit(&d->g);
 	if (!err && kind == CALL_CHANGE && !place_of(d, mc->target, &at, &b1)) {
+		say_masters(d, at.m);
 		say_receivers(d, at.m);
 		free(b1);
 	}

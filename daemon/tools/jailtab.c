@@ -138,8 +138,9 @@ static int options(struct jt_tab *t, FILE *err, struct jt_entry *e,
 	     w = strtok_r(NULL, ",", &save)) {
 		int r;
 		if (strcmp(w, "remount") == 0 || strcmp(w, "move") == 0)
-			return refuse(t, err, e->file, e->line, "%s: a jailtab "
-				      "declares mounts; it cannot %s one", w, w);
+			return refuse(t, err, e->file, e->line, "%s: a "
+				      "jailtab declares mounts; it cannot %s "
+				      "one", w, w);
 		if ((r = option(e, w)) == -E2BIG)
 			return refuse(t, err, e->file, e->line, "more than %d "
 				      "propagation options", JT_MAXPROP);
@@ -155,8 +156,9 @@ static int validate(struct jt_tab *t, FILE *err, struct jt_entry *e)
 	const char *f = e->file;
 	unsigned l = e->line;
 	if (!plain_path(e->target))
-		return refuse(t, err, f, l, "%s: the target must be an absolute "
-			      "path without . or .. components", e->target);
+		return refuse(t, err, f, l, "%s: the target must be an "
+			      "absolute path without . or .. components",
+			      e->target);
 	if (e->jail && !plain_path(e->jail))
 		return refuse(t, err, f, l, "x-jail=%s: the jail must be an "
 			      "absolute path without . or .. components",

@@ -136,8 +136,10 @@ int jailtab_command(int argc, char **argv)
 			dry = true;
 		else if (c == 'j' && optarg[0] == '/')
 			t.root = optarg;
+		else if (c == 'h')
+			return usage(stdout, 0);
 		else
-			return usage(c == 'h' ? stdout : stderr, c == 'h' ? 0 : 2);
+			return usage(stderr, 2);
 	addr = ls_socket_name(addr);
 	rc = read_all(&t, argc - at - optind, argv + at + optind);
 	if (rc)

@@ -118,7 +118,8 @@ const struct mline *mtab_holder(const struct mtab *t, const char *path,
 			best = &t->v[i];
 	if (!best)
 		return NULL;
-	const char *rest = path + (strcmp(best->mp, "/") ? strlen(best->mp) : 0);
+	const char *rest = path + (strcmp(best->mp, "/") ? strlen(best->mp)
+						       : 0);
 	if (asprintf(rootpath, "%s%s", strcmp(best->root, "/") || !*rest ?
 		     best->root : "", rest) < 0)
 		return NULL;

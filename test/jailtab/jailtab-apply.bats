@@ -107,3 +107,17 @@ $S/shared/disk" ]
 	[ -z "$(mountpoints_of JAILDATA)" ]
 	! is_mountpoint "$J/mnt"
 }
+
+@test "apply without arguments: the default files, both missing here, are no error" {
+	# the boot command; SYSCONFDIR/libshare holds no jailtab on a test host
+	run "$SHARECTL" apply
+	[ "$status" -eq 0 ]
+	[ "$output" = "sharectl: apply: 0 changes" ]
+}
+
+@test "apply without a broker: exit 1, saying so, and nothing mounted" {
+	run env LIBSHARE_SOCKET=@libshare-bats-none-$$ "$SHARECTL" apply "$TAB"
+	[ "$status" -eq 1 ]
+	[[ $output == "sharectl: no broker at @libshare-bats-none-$$: "* ]]
+	! is_mountpoint "$J/mnt"
+}
