@@ -58,6 +58,7 @@ const struct flag *flag_by_name(const struct flag_table *t, const char *name,
 				size_t n);
 unsigned flags_named(const struct flag_table *t, const char *list);
 /* mount(8)'s -o names: the list applied on top of the mount(2) flags ms. */
+bool mount_option(const char *word, unsigned long *ms);
 unsigned long mount_options(unsigned long ms, const char *list);
 
 struct fs {                    /* a filesystem instance (superblock) */

@@ -102,6 +102,19 @@ unsigned flags_named(const struct flag_table *t, const char *list)
 	return bits;
 }
 
+/* One mount(8) option word applied to *ms; false when it is no mount(2)
+ * flag (a filesystem's own option, passed as data). */
+bool mount_option(const char *word, unsigned long *ms)
+{
+	for (size_t i = 0; i < sizeof options / sizeof *options; i++)
+		if (strcmp(options[i].name, word) == 0) {
+			*ms = options[i].clear ? *ms & ~options[i].ms
+					       : *ms | options[i].ms;
+			return true;
+		}
+	return false;
+}
+
 /* mount(8)'s -o list applied on top of ms, left to right; names that are
  * no mount(2) flag are the filesystem's and change nothing. */
 unsigned long mount_options(unsigned long ms, const char *list)

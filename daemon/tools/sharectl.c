@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include "libshare_proto.h"
 #include "libshare_wire.h"
+#include "jailtab.h"
 
 static void usage(FILE *out, int code)
 {
@@ -222,7 +223,9 @@ int main(int argc, char **argv)
 	const char *addr = getenv(LS_SOCKET_ENV), *root = NULL, *output = NULL;
 	struct sockaddr_un sa;
 	socklen_t len;
-	int c;
+	int c = jailtab_command(argc, argv);   /* apply, check: jailtab_cmd.c */
+	if (c >= 0)
+		return c;
 	while ((c = getopt_long(argc, argv, "s:r:o:hV", opts, NULL)) != -1)
 		if (c == 's' && ls_address(optarg, &sa, &len) < 0)
 			refuse("--socket", optarg, "not @NAME (abstract) nor an "
