@@ -3,6 +3,8 @@
  *   sharectl [--socket ADDR] status | stop | jails
  *   sharectl [--socket ADDR] tree [--root DIR]
  *   sharectl [--socket ADDR] graph [--output FILE.svg|FILE.png|FILE.dot]
+ *   sharectl [--socket ADDR] apply [--dry-run] [--jail DIR] [FILE|DIR]...
+ *   sharectl check [--jail DIR] [FILE|DIR]...   (jailtab_cmd.c)
  *
  * tree: the mount tree of the broker's graph as findmnt -o TARGET,SOURCE,
  * FSROOT,PROPAGATION shows it, to the caller or to a process whose root is
@@ -32,6 +34,9 @@ static void usage(FILE *out, int code)
 		"       sharectl [--socket ADDR] tree [--root DIR]\n"
 		"       sharectl [--socket ADDR] graph "
 		"[--output FILE.svg|FILE.png|FILE.dot]\n"
+		"       sharectl [--socket ADDR] apply [--dry-run] [--jail DIR] "
+		"[FILE|DIR]...\n"
+		"       sharectl check [--jail DIR] [FILE|DIR]...\n"
 		"Asks sharebrokerd, libshare's broker (sharectl(8)).\n\n"
 		"  -s, --socket ADDR   the broker's socket: @NAME or /PATH\n"
 		"                      (default $%s, else %s)\n"
