@@ -109,6 +109,7 @@ void peer_close(struct peer *p);
 enum { RES_FOLLOW = 0, RES_NOFOLLOW = 1 };
 int resolve(struct broker *b, const char *path, int how, struct named *out);
 void named_free(struct named *n);
+int named_top(struct broker *b, struct named *n);
 int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
 char *fd_path(int fd);
 bool fd_within(int fd, int root);

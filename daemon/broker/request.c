@@ -122,11 +122,13 @@ static int mount_once(struct broker *b, const char *source, const char *target,
 		case CALL_BIND:
 		case CALL_MOVE:
 			plan_abandon(&b->g);
-			err = mount_two(b, &c, at.at, source, kind, ms);
+			err = named_top(b, &at) ?:
+			      mount_two(b, &c, at.at, source, kind, ms);
 			break;
 		default:
 			plan_abandon(&b->g);
-			err = mount_new(b, &c, at.at, source, type, ms, data);
+			err = named_top(b, &at) ?:
+			      mount_new(b, &c, at.at, source, type, ms, data);
 		}
 		b->data = NULL;
 	}
@@ -156,6 +158,8 @@ static int umount_once(struct broker *b, const char *target, int flags)
 	char *rootbuf = NULL;
 	int err = resolve(b, target, flags & LS_UMOUNT_NOFOLLOW ? RES_NOFOLLOW :
 			  RES_FOLLOW, &at);
+	if (!err && (err = named_top(b, &at)))
+		named_free(&at);
 	if (err)
 		return err;
 	b->target = &at;
@@ -204,6 +208,7 @@ int call_pivot_root(struct broker *b, const char *new_root,
 		return -EFAULT;
 	if ((err = resolve(b, new_root, RES_FOLLOW, &new)) ||
 	    (err = resolve(b, put_old, RES_FOLLOW, &old)) ||
+	    (err = named_top(b, &old)) ||
 	    (err = caller_of(b, &c, &rootbuf)))
 		goto out;
 	*cwd_too = fstat(b->peer->cwd, &a) == 0 &&
