@@ -119,6 +119,8 @@ static bool parse(struct cmd *k, struct args *a)
 		const char *w = k->w[i];
 		if ((strcmp(w, "-t") == 0 || strcmp(w, "-o") == 0) && i + 1 < k->n)
 			*(w[1] == 't' ? &a->type : &a->opts) = k->w[++i];
+		else if (strcmp(w, "-c") == 0)
+			;          /* --no-canonicalize: paths go as given */
 		else if (strncmp(w, "--", 2) == 0 && !a->mode)
 			a->mode = w;
 		else if (w[0] != '-' && a->npos < 2) {
@@ -154,6 +156,7 @@ static int new_op(struct cmd *k, const void *arg)
 	int err = dry_at(k, a->first + 1, &l, &buf);
 	if (err)
 		return err;
+	dry_top(k->d, &l, buf);
 	err = op_mount_fs(&k->d->g, &k->c, l, instance(k->d, a->type),
 			  a->pos[0], apply(0, a->opts));
 	free(buf);
@@ -170,6 +173,7 @@ static int two_op(struct cmd *k, const void *arg)
 		return err;
 	err = dry_at(k, a->first + 1, &to, &b2);
 	if (!err) {
+		dry_top(k->d, &to, b2);
 		if (strcmp(a->mode, "--move") == 0)
 			err = op_move(&k->d->g, &k->c, from, to);
 		else
