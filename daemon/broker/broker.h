@@ -140,6 +140,10 @@ bool busy(void *ctx, const struct mount *m);
 int state_save(struct broker *b);
 int state_load(struct broker *b);
 
+/* statedir.c */
+int statedir_prepare(struct broker *b);
+void statedir_set_aside(const struct broker *b, const char *why);
+
 /* show.c */
 int show_table(struct broker *b, const char *which, int *pass);
 int show_tree(struct broker *b, const char *dir, int *pass);
