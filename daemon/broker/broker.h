@@ -91,6 +91,7 @@ struct handle *handle_of(const struct broker *b, const struct mount *m);
 struct mount *mount_of_kid(const struct broker *b, int kid);
 void handle_drop(struct broker *b, struct handle *h);
 struct fs *fs_of_dev(const struct broker *b, dev_t dev);
+int named_top(struct broker *b, struct named *n);
 
 /* import.c */
 int import_table(struct broker *b, const char *mountinfo);
@@ -109,7 +110,6 @@ void peer_close(struct peer *p);
 enum { RES_FOLLOW = 0, RES_NOFOLLOW = 1 };
 int resolve(struct broker *b, const char *path, int how, struct named *out);
 void named_free(struct named *n);
-int named_top(struct broker *b, struct named *n);
 int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
 char *fd_path(int fd);
 bool fd_within(int fd, int root);
