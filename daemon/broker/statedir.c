@@ -11,7 +11,8 @@
  * the mounts on them are detached and the entries removed.  A state file
  * that is not one (a directory, a fifo) is set aside, and so is a file of
  * another format (state.c); a state.new is a save cut short and goes.
- * Everything done is logged: an administrator should know.
+ * Everything done is logged: an administrator should know.  A directory
+ * another broker runs on is left alone (lock_dir()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -140,11 +142,37 @@ static void check_state(const struct broker *b)
 	close(dir);
 }
 
+/* The directory is this broker's alone while it runs: a lock on DIR/lock,
+ * held by the descriptor for the broker's life (it survives the fork that
+ * detaches).  Without it a second broker would sweep the first one's
+ * staging places in the middle of a plan. */
+static int lock_dir(const struct broker *b)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/lock", b->state_dir);
+	int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		close(fd);
+		if (err == -EBUSY)
+			log_msg(LOG_ERR, "%s: another broker uses this state "
+				"directory", b->state_dir);
+		return err;
+	}
+	return 0;                  /* fd stays open: the lock is ours */
+}
+
 /* The state directory ready for this broker: before the table is read. */
 int statedir_prepare(struct broker *b)
 {
-	if ((mkdir(b->state_dir, 0700) < 0 && errno != EEXIST) ||
-	    (mkdir(b->stage, 0700) < 0 && errno != EEXIST) ||
+	if (mkdir(b->state_dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	int err = lock_dir(b);
+	if (err)
+		return err;
+	if ((mkdir(b->stage, 0700) < 0 && errno != EEXIST) ||
 	    (mkdir(b->park, 0700) < 0 && errno != EEXIST))
 		return -errno;
 	sweep(b->stage);

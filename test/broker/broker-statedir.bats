@@ -105,3 +105,16 @@ binds_work() {
 	host mount --make-shared "$S"
 	[ -f "$STATE/state" ]
 }
+
+@test "a second broker on a state directory in use refuses, and sweeps nothing" {
+	mkdir -p "$S/d" "$S/e"
+	mkdir "$STATE/stage/99"
+	mount -t tmpfs in-flight "$STATE/stage/99"
+	run legacy "$SHAREBROKERD" --socket "@libshare-bats-second-$$" \
+		--state-dir "$STATE"
+	[ "$status" -eq 1 ]
+	[[ $output == *"another broker uses this state directory"* ]]
+	[ -n "$(mounts_of in-flight)" ]
+	umount "$STATE/stage/99"
+	assert_broker_serves
+}
