@@ -3,7 +3,8 @@
  * Each filesystem instance has a set of directories (fs-absolute paths);
  * a lookup walks the mount graph the way the kernel's path walk does:
  * into the topmost mount at each directory, out of a mount root on "..",
- * never above the caller's root.
+ * never above the caller's root.  A relative path starts at the script's
+ * cwd ("cd DIR"), which stays on its own mount when others cover it.
  */
 #include <errno.h>
 #include <stdlib.h>
