@@ -396,8 +396,9 @@ static void op_rel(struct gen *g)
 	else if (w < 94)
 		printf("mount -c --make-%s %s\n",
 		       makes[rnd(g, sizeof(makes) / sizeof(makes[0]))], r);
-	else
-		printf("umount %s\n", r);
+	else               /* not umount(8): it makes r absolute first,
+			    * by the cwd's name, which sharedry has not */
+		printf("umount2 --nofollow %s\n", r);
 	if (w >= 42 && w < 66)
 		remkdir(g->cwd);
 }
