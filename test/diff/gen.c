@@ -342,12 +342,8 @@ static const char *rel_path(struct gen *g)
 	size_t n = strlen(g->cwd), i;
 	unsigned w = rnd(g, 8);
 
-	/* ".." of a directory just under $B is the sandbox itself, which
-	 * the harness's views need uncovered */
-	if (w < 5 && (w % 4 != 2 || g->cwd_jail || strchr(g->cwd + 3, '/')))
-		return dots[w % 4];
 	if (w < 5)
-		return ".";
+		return dots[w % 4];
 	if (w == 5) {              /* back in through the parent: the top */
 		snprintf(g->rel, sizeof g->rel, "../%s",
 			 strrchr(g->cwd, '/') + 1);
@@ -379,6 +375,11 @@ static void op_rel(struct gen *g)
 		remkdir(g->cwd);
 		return;
 	}
+	/* Nothing goes onto "..": the cwd's mount may have moved (with the
+	 * cwd) to just under $B, or out of its jail, and its ".." be the
+	 * sandbox, which the harness's views need uncovered. */
+	if (strcmp(r, "..") == 0 && ((w >= 42 && w < 66) || (w >= 82 && w < 86)))
+		r = "./.";
 	if (g->cwd_jail)
 		printf("chroot %s ", g->cwd_jail);
 	if (w < 42)
