@@ -59,6 +59,7 @@ enum { LOOKUP = 0, MKDIR = 1, TOUCH = 2 };
 int lookup(struct dry *d, struct loc root, const char *path, int make,
 	   struct loc *out, char **dirbuf);
 void dry_top(struct dry *d, struct loc *p, char *buf);
-int dry_cd(struct dry *d, struct loc root, const char *path);
+int dry_cd(struct dry *d, struct loc root, const char *path,
+	   const char *fallback);
 
 #endif

@@ -124,18 +124,22 @@ static int start_of(struct dry *d, struct loc root, const char *path,
 
 /* cd DIR: the script's cwd, kept as (mount, directory): later mounts on
  * it cover it and leave it where it is, as the kernel keeps a cwd's
- * (vfsmount, dentry).  A failed cd leaves the cwd as it was. */
-int dry_cd(struct dry *d, struct loc root, const char *path)
+ * (vfsmount, dentry).  A DIR that cannot be entered gives fallback
+ * instead (the sandbox, or a jail's root: native.sh's rule). */
+int dry_cd(struct dry *d, struct loc root, const char *path,
+	   const char *fallback)
 {
 	struct loc at;
 	char *buf;
 	int err = lookup(d, root, path, LOOKUP, &at, &buf);
+	if (!err && at.file) {
+		free(buf);
+		err = -ENOTDIR;
+	}
+	if (err && fallback)
+		return dry_cd(d, root, fallback, NULL);
 	if (err)
 		return err;
-	if (at.file) {
-		free(buf);
-		return -ENOTDIR;
-	}
 	free(d->cwd.dir);
 	d->cwd = (struct dry_cwd){ true, at.m->seq, buf };
 	return 0;

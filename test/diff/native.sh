@@ -145,8 +145,17 @@ release() {
 # it (its cwd, so the mount there is busy, semantics.md 5.3) and every
 # command enters the keeper's /proc/PID/cwd: the very (mount, dentry), so
 # a cwd covered by a later mount stays beneath it, as a shell's would.  A
-# DIR that cannot be entered leaves the cwd as it was.
+# DIR that cannot be entered (hidden by a mount since) gives the sandbox
+# $B, or in a jail its root, instead: never the namespace's "/", where a
+# relative "mount ." would reach past the sandbox (sharedry does the same).
 cd() {
+	local fallback=$B
+	[[ $_jail ]] && fallback=/
+	_keep_cwd "$1" || _keep_cwd "$fallback"
+}
+
+# A keeper whose cwd is $1 (relative: to the cwd before); 1 if it failed.
+_keep_cwd() {
 	local fd pid ready=
 	exec {fd}< <(exec "${_enter[@]}" env "LD_PRELOAD=$_preload" \
 		SPY_ROOT=$_jail SPY_CWD=$_cwd SPY_CHDIR="$1" sleep infinity \
@@ -156,10 +165,11 @@ cd() {
 	if [[ $ready ]]; then
 		_drop_cwd
 		_cwd=/proc/$pid/cwd _cwd_keeper="$pid $fd"
-	else
-		wait "$pid" 2>/dev/null
-		exec {fd}<&-
+		return 0
 	fi
+	wait "$pid" 2>/dev/null
+	exec {fd}<&-
+	return 1
 }
 
 _drop_cwd() {
