@@ -110,6 +110,7 @@ struct handle *handle_of(const struct broker *b, const struct mount *m);
 struct mount *mount_of_kid(const struct broker *b, int kid);
 void handle_drop(struct broker *b, struct handle *h);
 struct fs *fs_of_dev(const struct broker *b, dev_t dev);
+int named_top(struct broker *b, struct named *n);
 
 /* import.c */
 int import_table(struct broker *b, const char *mountinfo);
@@ -156,6 +157,10 @@ bool busy(void *ctx, const struct mount *m);
 /* state.c */
 int state_save(struct broker *b);
 int state_load(struct broker *b);
+
+/* statedir.c */
+int statedir_prepare(struct broker *b);
+void statedir_set_aside(const struct broker *b, const char *why);
 
 /* show.c */
 int show_table(struct request *r, const char *which, int *pass);

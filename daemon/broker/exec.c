@@ -90,19 +90,48 @@ static int open_loc(struct request *r, struct mount *m, const char *dir,
 	return 0;
 }
 
-/* A place on the broker's own ground where a mount waits or is parked. */
+/* Whether path is there as the kind of place a mount of m->file needs. */
+static bool place_fits(const char *path, bool file)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 &&
+	       (file ? S_ISREG(st.st_mode) : S_ISDIR(st.st_mode));
+}
+
+/* A place on the broker's own ground where a mount waits or is parked.
+ * Sequence numbers start again with every broker: an entry of the name
+ * may be left over (statedir.c sweeps at start, but could not remove it),
+ * and one of the wrong kind goes first, else a file bind meets a
+ * directory ("Is a directory"). */
 static int place_path(struct broker *b, const char *base, bool file,
 		      char *buf, size_t size, uint64_t seq)
 {
 	snprintf(buf, size, "%s/%llu", base, (unsigned long long)seq);
-	int fd = file ? open(buf, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)
+	if (!place_fits(buf, file) && (unlink(buf) == 0 || rmdir(buf) == 0))
+		log_msg(LOG_INFO, "%s: a leftover of the wrong kind, removed",
+			buf);
+	int fd = file ? open(buf, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
+			     0600)
 		      : mkdir(buf, 0700);
 	if (fd < 0 && errno != EEXIST)
 		return -errno;
 	if (file && fd >= 0)
 		close(fd);
 	(void)b;
-	return 0;
+	return place_fits(buf, file) ? 0 : -EEXIST;
+}
+
+/* Removes m's place under base once nothing is mounted on it any more:
+ * not before (rmdir and unlink of a mountpoint are EBUSY, which is how
+ * every directory bind used to leave its stage/N behind).  A place still
+ * in use stays; the next start sweeps it. */
+static void drop_place(const char *base, const struct mount *m)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%llu", base, (unsigned long long)m->seq);
+	if ((m->file ? unlink(path) : rmdir(path)) < 0 && errno != ENOENT &&
+	    errno != EBUSY)
+		log_msg(LOG_DEBUG, "%s: %s", path, strerror(errno));
 }
 
 static int park(struct broker *b, struct mount *m);
@@ -141,6 +170,8 @@ static int move_to(struct request *r, struct mount *m, unsigned parent,
 			if (mount(FDPATH(src, handle_of(b, aside[n])->fd),
 				  FDPATH(dst, to), NULL, MS_MOVE, NULL) < 0)
 				err = err ? err : -errno;
+			else
+				drop_place(b->park, aside[n]);
 			close(to);
 		} else {
 			log_msg(LOG_WARNING, "mount %u: cannot return to %s",
@@ -205,17 +236,16 @@ static int make(struct request *r, const struct step *s, struct mount *m)
 		if (fd < 0 && !err)
 			umount2(stage, MNT_DETACH);
 		close(from);
-		m->file ? unlink(stage) : rmdir(stage);
 	}
-	if (err)
-		return err;
-	if ((err = handle_add(b, m, fd)) < 0) {
+	if (!err && (err = handle_add(b, m, fd)) < 0) {
 		umount2(FDPATH(src, fd), MNT_DETACH);
 		close(fd);
-	} else if ((err = move_to(r, m, s->parent, s->dir)) < 0) {
+	} else if (!err && (err = move_to(r, m, s->parent, s->dir)) < 0) {
 		umount2(FDPATH(src, fd), MNT_DETACH);
 		handle_drop(b, handle_of(b, m));
 	}
+	if (s->kind == STEP_BIND)  /* the mount has moved away, or is gone */
+		drop_place(b->stage, m);
 	return err;
 }
 
@@ -258,8 +288,9 @@ static int run_step(struct request *r, const struct step *s)
 	case STEP_NEW:
 	case STEP_BIND:
 		return make(r, s, m);
-	case STEP_MOVE:
-		return move_to(r, m, s->parent, s->dir);
+	case STEP_MOVE:            /* perhaps from where a PARK left it */
+		return move_to(r, m, s->parent, s->dir) ?:
+		       (drop_place(b->park, m), 0);
 	case STEP_PARK:
 		return park(b, m);
 	case STEP_UMOUNT:

@@ -1,10 +1,12 @@
 /* handle.c: the broker's hold on the mounts of its graph: an O_PATH
  * descriptor on each one's root (broker.h), found by the graph's mount or
- * by the kernel's mount id, and the superblocks they are on.
+ * by the kernel's mount id, and the superblocks they are on; and a
+ * caller's named place taken to the handle of the top of its stack.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "broker.h"
@@ -84,4 +86,40 @@ void handle_drop(struct broker *b, struct handle *h)
 	if (h->fd >= 0)
 		close(h->fd);
 	free(h);
+}
+
+/* Takes n to the topmost mount on its place.  The walk crosses into the
+ * top of a stack at every name it opens, ".." included (fs/namei.c
+ * handle_dots() steps into the parent's mounts); only where it opened no
+ * name at the end ("." and a trailing "/." from the caller's cwd or root,
+ * "/") is it still beneath a stack: a cwd that was covered since keeps the
+ * dentry beneath.  Then the kernel goes to the top for umount's last
+ * component (LOOKUP_MOUNTPOINT, handle_lookup_down()) and for the place a
+ * new mount, a bind, a move or pivot_root's put_old goes (do_lock_mount()),
+ * not for a bind's or a move's source, pivot_root's new_root, a remount
+ * or a change of type (docs/semantics.md 3.2, 5.1, 7). */
+int named_top(struct broker *b, struct named *n)
+{
+	struct mount *m = n->at.m, *c;
+	const char *dir = n->at.dir;
+	while ((c = mount_at(&b->g, m, dir))) {
+		m = c;
+		dir = c->root;
+	}
+	if (m == n->at.m)
+		return 0;
+	struct handle *h = handle_of(b, m);
+	int fd = h ? dup(h->fd) : -1;
+	char *buf = strdup(m->root);
+	if (fd < 0 || !buf) {
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return h ? -ENOMEM : -EIO;
+	}
+	named_free(n);
+	n->fd = fd;
+	n->buf = buf;
+	n->at = (struct loc){ .m = m, .dir = buf, .file = m->file };
+	return 0;
 }

@@ -129,11 +129,13 @@ static int mount_once(struct request *r, const char *source, const char *target,
 		case CALL_BIND:
 		case CALL_MOVE:
 			plan_abandon(&b->g);
-			err = mount_two(r, &c, at.at, source, kind, ms);
+			err = named_top(b, &at) ?:
+			      mount_two(r, &c, at.at, source, kind, ms);
 			break;
 		default:
 			plan_abandon(&b->g);
-			err = mount_new(r, &c, at.at, source, type, ms, data);
+			err = named_top(b, &at) ?:
+			      mount_new(r, &c, at.at, source, type, ms, data);
 		}
 		r->data = NULL;
 	}
@@ -165,6 +167,8 @@ static int umount_once(struct request *r, const char *target, int flags)
 	char *rootbuf = NULL;
 	int err = resolve(r, target, flags & LS_UMOUNT_NOFOLLOW ? RES_NOFOLLOW :
 			  RES_FOLLOW, &at);
+	if (!err && (err = named_top(b, &at)))
+		named_free(&at);
 	if (err)
 		return err;
 	r->target = &at;
@@ -215,6 +219,7 @@ int call_pivot_root(struct request *r, const char *new_root,
 		return -EFAULT;
 	if ((err = resolve(r, new_root, RES_FOLLOW, &new)) ||
 	    (err = resolve(r, put_old, RES_FOLLOW, &old)) ||
+	    (err = named_top(b, &old)) ||
 	    (err = caller_of(r, &c, &rootbuf)))
 		goto out;
 	*cwd_too = fstat(r->caller.cwd, &cw) == 0 &&

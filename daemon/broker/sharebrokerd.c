@@ -205,16 +205,14 @@ static void lock_state(struct broker *b, struct setup *s)
 		    strerror(-err));
 }
 
-/* The broker's own places: staging and parking (see exec.c). */
+/* The broker's own places: staging and parking (see exec.c), emptied of
+ * what an earlier broker left (statedir.c). */
 static int make_dirs(struct broker *b)
 {
 	b->stage = sub(b->state_dir, "stage");
 	b->park = sub(b->state_dir, "park");
 	b->newroot = sub(b->state_dir, "newroot");
-	if ((mkdir(b->stage, 0700) < 0 && errno != EEXIST) ||
-	    (mkdir(b->park, 0700) < 0 && errno != EEXIST))
-		return -errno;
-	return newmount_reset(b);
+	return statedir_prepare(b) ?: newmount_reset(b);
 }
 
 /* Detaches; the parent exits 0 when the child writes "ok" on the pipe

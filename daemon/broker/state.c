@@ -123,8 +123,6 @@ static struct saved *read_state(FILE *f, size_t *n)
 	struct saved *v = NULL, one;
 	char line[8400];
 	*n = 0;
-	if (!fgets(line, sizeof line, f) || strcmp(line, MAGIC "\n") != 0)
-		return NULL;
 	while (fgets(line, sizeof line, f))
 		if (sscanf(line, "%d %u:%u %u %d %d %4095s %4095s", &one.kid,
 			   &one.maj, &one.min, &one.group, &one.master,
@@ -149,6 +147,12 @@ int state_load(struct broker *b)
 	free(path);
 	if (!f)
 		return errno == ENOENT ? 0 : -errno;
+	char magic[64];
+	if (!fgets(magic, sizeof magic, f) || strcmp(magic, MAGIC "\n") != 0) {
+		fclose(f);             /* another format, or no state at all */
+		statedir_set_aside(b, "not a state file of format 2");
+		return 0;
+	}
 	struct saved *v = read_state(f, &n);
 	fclose(f);
 	bool check = b->g.check;

@@ -27,6 +27,11 @@ struct dry {
 	struct named_ns *nss;  /* namespaces made by "unshare NAME" */
 	size_t nnss;
 	unsigned line;
+	struct dry_cwd {       /* "cd DIR": the script's cwd, or !set */
+		bool set;
+		uint64_t seq;  /* its mount, which it keeps busy */
+		char *dir;
+	} cwd;
 };
 
 /* One command line, as the caller whose root is c.root runs it. */
@@ -60,5 +65,8 @@ void entry_add(struct dry *d, const struct fs *fs, const char *path, bool file);
 enum { LOOKUP = 0, MKDIR = 1, TOUCH = 2 };
 int lookup(struct dry *d, struct loc root, const char *path, int make,
 	   struct loc *out, char **dirbuf);
+void dry_top(struct dry *d, struct loc *p, char *buf);
+int dry_cd(struct dry *d, struct loc root, const char *path,
+	   const char *fallback);
 
 #endif

@@ -67,6 +67,8 @@ static bool parse(struct cmd *k, struct args *a)
 		const char *w = k->w[i];
 		if ((strcmp(w, "-t") == 0 || strcmp(w, "-o") == 0) && i + 1 < k->n)
 			*(w[1] == 't' ? &a->type : &a->opts) = k->w[++i];
+		else if (strcmp(w, "-c") == 0)
+			;          /* --no-canonicalize: paths go as given */
 		else if (strncmp(w, "--", 2) == 0 && !a->mode)
 			a->mode = w;
 		else if (w[0] != '-' && a->npos < 2) {
@@ -103,6 +105,7 @@ static int new_op(struct cmd *k, const void *arg)
 	int err = dry_at(k, a->first + 1, &l, &buf);
 	if (err)
 		return err;
+	dry_top(k->d, &l, buf);
 	struct fs *fs = instance(k->d, a->type);
 	err = fs ? op_mount_fs(&k->d->g, &k->c, l, fs, a->pos[0],
 			       mount_options(0, a->opts)) : -ENOMEM;
@@ -120,6 +123,7 @@ static int two_op(struct cmd *k, const void *arg)
 		return err;
 	err = dry_at(k, a->first + 1, &to, &b2);
 	if (!err) {
+		dry_top(k->d, &to, b2);
 		if (strcmp(a->mode, "--move") == 0)
 			err = op_move(&k->d->g, &k->c, from, to);
 		else

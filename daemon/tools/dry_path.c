@@ -3,7 +3,8 @@
  * Each filesystem instance has a set of directories (fs-absolute paths);
  * a lookup walks the mount graph the way the kernel's path walk does:
  * into the topmost mount at each directory, out of a mount root on "..",
- * never above the caller's root.
+ * never above the caller's root.  A relative path starts at the script's
+ * cwd ("cd DIR"), which stays on its own mount when others cover it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -81,20 +82,83 @@ static void up(struct dry *d, struct loc root, struct loc *p, char *buf)
 	down(d, p, buf);
 }
 
+/* The topmost mount on p's place (buf holds p->dir).  lookup() lands on
+ * the top of a stack at every name but ".", which stays where it is: a
+ * cwd covered since it was entered keeps its dentry beneath.  The kernel
+ * goes to the top for umount's last component (fs/namei.c
+ * LOOKUP_MOUNTPOINT) and for where a new mount, bind, move or
+ * pivot_root's put_old goes (fs/namespace.c do_lock_mount()); not for a
+ * source, new_root, a remount or a change of type (semantics.md 3.2). */
+void dry_top(struct dry *d, struct loc *p, char *buf)
+{
+	down(d, p, buf);
+}
+
+/* The live mount of creation number seq, or NULL (unmounted). */
+static struct mount *mount_of_seq(struct dry *d, uint64_t seq)
+{
+	for (struct list *l = d->g.order.next; l != &d->g.order; l = l->next) {
+		struct mount *m = list_entry(l, struct mount, order);
+		if (m->seq == seq)
+			return m;
+	}
+	return NULL;
+}
+
+/* Where a relative path starts: the script's cwd ("cd DIR") when it has
+ * one, the caller's root otherwise (native.sh runs commands from "/").
+ * The cwd pins its mount, so it is gone only after a lazy umount: the
+ * kernel then refuses every mount-family call on it (check_mnt()). */
+static int start_of(struct dry *d, struct loc root, const char *path,
+		    struct loc *p)
+{
+	*p = root;
+	if (path[0] == '/' || !d->cwd.set)
+		return 0;
+	if (!(p->m = mount_of_seq(d, d->cwd.seq)))
+		return -EINVAL;
+	p->dir = d->cwd.dir;
+	p->file = false;
+	return 0;
+}
+
+/* cd DIR: the script's cwd, kept as (mount, directory): later mounts on
+ * it cover it and leave it where it is, as the kernel keeps a cwd's
+ * (vfsmount, dentry).  A DIR that cannot be entered gives fallback
+ * instead (the sandbox, or a jail's root: native.sh's rule). */
+int dry_cd(struct dry *d, struct loc root, const char *path,
+	   const char *fallback)
+{
+	struct loc at;
+	char *buf;
+	int err = lookup(d, root, path, LOOKUP, &at, &buf);
+	if (!err && at.file) {
+		free(buf);
+		err = -ENOTDIR;
+	}
+	if (err && fallback)
+		return dry_cd(d, root, fallback, NULL);
+	if (err)
+		return err;
+	free(d->cwd.dir);
+	d->cwd = (struct dry_cwd){ true, at.m->seq, buf };
+	return 0;
+}
+
 /* Resolve path for a caller whose root is root.  With MKDIR, missing
  * directories are made (mkdir -p); with TOUCH, a missing last component
  * becomes a file.  out->dir points into *dirbuf, which the caller frees. */
 int lookup(struct dry *d, struct loc root, const char *path, int make,
 	   struct loc *out, char **dirbuf)
 {
-	size_t cap = strlen(root.dir) + strlen(path) + 4096;
+	struct loc p;
+	int err = start_of(d, root, path, &p);
+	size_t cap = strlen(p.dir) + strlen(path) + 4096;
 	char *buf = malloc(cap), *copy = strdup(path), *save = NULL;
-	struct loc p = root;
-	int err = 0;
 
 	if (!buf || !copy)
 		abort();
-	strcpy(buf, root.dir);
+	strcpy(buf, p.dir);
 	p.dir = buf;
 	if (!*path)
 		err = -ENOENT;

@@ -13,9 +13,12 @@
  * The model: a root filesystem "/" holding DIR (default /tmp/w), with a
  * private tmpfs named BASE mounted on it; $B in the script means DIR.
  * Commands: mkdir -p, touch, mount (-t, -o, --bind, --rbind, --move,
- * --make-*, -o remount: see dry_mount.c), umount [-l], pivot_root, hold
- * and release (a process keeps a mount busy), each optionally prefixed by
- * "chroot JAIL"; "unshare NAME" copies the namespace and "within NAME"
+ * --make-*, -o remount, -c: see dry_mount.c), umount [-l], umount2 [-l]
+ * [--nofollow] (the system call: the path as given), pivot_root, hold
+ * and release (a process keeps a mount busy), cd DIR (the cwd of every
+ * later command, kept by a process: covered by later mounts, busy), each
+ * optionally prefixed by "chroot JAIL"; "unshare NAME" copies the
+ * namespace and "within NAME"
  * runs a command in the copy.  --view NAME:/ shows a copy's whole table.
  * Each mount/umount command prints "L<line> OK" or "L<line> <ERRNO NAME>".
  */

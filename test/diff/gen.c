@@ -10,10 +10,18 @@
  * commands hit mounts and succeed; the rest exercise the error paths. The
  * PRNG is self-contained, so a seed gives the same script everywhere.
  *
+ * Some steps run from a cwd inside the sandbox (issue 13): "cd DIR", on
+ * the host or in a jail ("chroot $B/j1 cd /x"), then commands that name
+ * paths relative to it (".", "./.", "..", "../NAME", a subdirectory) with
+ * the paths as given (mount -c, and umount2, the system call itself), and
+ * mounts on the cwd's directory by its absolute name, which cover the cwd:
+ * each call's own lookup rule then shows.  While a cwd is set no lazy
+ * umount is made (a cwd on a detached mount leaves the namespace).
+ *
  * --legacy leaves out what the broker under the legacy simulation cannot be
  * asked (broker-run.sh): namespace copies (no CLONE_NEWNS on an old kernel).
- * Their share goes to the other operations; without --legacy a seed still
- * gives the script it always gave.
+ * Their share goes to the other operations.  (The cwd steps changed every
+ * seed's script; a seed gives the same script everywhere since then.)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -50,6 +58,9 @@ struct gen {
 	int ntmpfs, nrbind, nrbind_self;
 	int nns;                                /* namespaces made, n1 n2 */
 	int legacy;                             /* --legacy */
+	const char *cwd;                        /* "cd": host form, or NULL */
+	const char *cwd_jail;                   /* the jail it was set in */
+	char rel[64];                           /* a path relative to cwd */
 };
 
 static unsigned rnd(struct gen *g, unsigned n)
@@ -203,7 +214,7 @@ static void op_umount(struct gen *g)
 {
 	const char *t = mounted_dir(g);
 
-	printf("umount %s%s\n", chance(g, 40) ? "-l " : "", t);
+	printf("umount %s%s\n", chance(g, 40) && !g->cwd ? "-l " : "", t);
 	drop_mounted(g, t);
 }
 
@@ -248,7 +259,8 @@ static void op_jail(struct gen *g)
 	} else if (what < 75) {
 		printf("mount --make-%s %s\n", makes[rnd(g, sizeof(makes) / sizeof(makes[0]))], a + JAIL_LEN);
 	} else if (what < 85) {
-		printf("umount %s%s\n", chance(g, 40) ? "-l " : "", a + JAIL_LEN);
+		printf("umount %s%s\n", chance(g, 40) && !g->cwd ? "-l " : "",
+		       a + JAIL_LEN);
 		drop_mounted(g, a);
 	} else if (what < 92) {
 		printf("mount --move %s %s\n", a + JAIL_LEN, b + JAIL_LEN);
@@ -306,6 +318,92 @@ static int op_hold(struct gen *g)
 	return 1;
 }
 
+/* cd DIR: on the host, or in DIR's jail with the jail's name for it. */
+static void op_cd(struct gen *g)
+{
+	const char *d = chance(g, 50) ? mounted_dir(g) : any_dir(g);
+	const char *jail = in_jail(d, "$B/j1") ? "$B/j1" :
+			   in_jail(d, "$B/j2") ? "$B/j2" : NULL;
+
+	if (jail && chance(g, 30))
+		jail = NULL;
+	if (jail)
+		printf("chroot %s cd %s\n", jail, d + JAIL_LEN);
+	else
+		printf("cd %s\n", d);
+	g->cwd = d;
+	g->cwd_jail = jail;
+}
+
+/* A path relative to the cwd: the forms whose lookup differs by call. */
+static const char *rel_path(struct gen *g)
+{
+	static const char *const dots[] = { ".", "./.", "..", ".//." };
+	size_t n = strlen(g->cwd), i;
+	unsigned w = rnd(g, 8);
+
+	if (w < 5)
+		return dots[w % 4];
+	if (w == 5) {              /* back in through the parent: the top */
+		snprintf(g->rel, sizeof g->rel, "../%s",
+			 strrchr(g->cwd, '/') + 1);
+		return g->rel;
+	}
+	for (i = 0; i < NDIRS; i++)
+		if (strncmp(dirs[i], g->cwd, n) == 0 && dirs[i][n] == '/' &&
+		    !strchr(dirs[i] + n + 1, '/'))
+			return dirs[i] + n + 1;
+	return ".";
+}
+
+/* An absolute path in the cwd's root. */
+static const char *abs_path(struct gen *g)
+{
+	return g->cwd_jail ? jail_dir(g, g->cwd_jail, chance(g, 60)) + JAIL_LEN
+			   : target(g);
+}
+
+/* A call from the cwd with a relative path, or a mount that covers it. */
+static void op_rel(struct gen *g)
+{
+	const char *r = rel_path(g), *a = abs_path(g);
+	unsigned w = rnd(g, 100);
+
+	if (w < 20) {                  /* cover the cwd: by its absolute name */
+		printf("mount -t tmpfs T%d %s\n", ++g->ntmpfs, g->cwd);
+		push_mounted(g, g->cwd);
+		remkdir(g->cwd);
+		return;
+	}
+	/* Nothing goes onto "..": the cwd's mount may have moved (with the
+	 * cwd) to just under $B, or out of its jail, and its ".." be the
+	 * sandbox, which the harness's views need uncovered. */
+	if (strcmp(r, "..") == 0 && ((w >= 42 && w < 66) || (w >= 82 && w < 86)))
+		r = "./.";
+	if (g->cwd_jail)
+		printf("chroot %s ", g->cwd_jail);
+	if (w < 42)
+		printf("umount2 %s\n", r);
+	else if (w < 54)
+		printf("mount -c -t tmpfs T%d %s\n", ++g->ntmpfs, r);
+	else if (w < 66)
+		printf("mount -c --bind %s %s\n", a, r);
+	else if (w < 76)
+		printf("mount -c --bind %s %s\n", r, a);
+	else if (w < 82)
+		printf("mount -c --move %s %s\n", r, a);
+	else if (w < 86)
+		printf("mount -c --move %s %s\n", a, r);
+	else if (w < 94)
+		printf("mount -c --make-%s %s\n",
+		       makes[rnd(g, sizeof(makes) / sizeof(makes[0]))], r);
+	else               /* not umount(8): it makes r absolute first,
+			    * by the cwd's name, which sharedry has not */
+		printf("umount2 --nofollow %s\n", r);
+	if (w >= 42 && w < 66)
+		remkdir(g->cwd);
+}
+
 /* A mount operation, on the host or (by the caller) inside a namespace. */
 static void op_mount(struct gen *g)
 {
@@ -347,7 +445,12 @@ static int op(struct gen *g)
 {
 	unsigned w = rnd(g, 100);
 
-	if (w < 88 || (w < 94 && g->legacy))
+	if (chance(g, g->cwd ? 30 : 8)) {
+		if (!g->cwd || chance(g, 15))
+			op_cd(g);
+		else
+			op_rel(g);
+	} else if (w < 88 || (w < 94 && g->legacy))
 		op_mount(g);
 	else if (w < 94)
 		op_ns(g);

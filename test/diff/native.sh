@@ -14,6 +14,8 @@ declare -A _ns       # NAME -> pid of the process keeping namespace NAME
 _enter=()            # set (dynamically scoped) by "within NAME cmd..."
 declare -A _holds    # DIR -> "pid fd ..." of the processes holding DIR busy
 _jail=               # set (dynamically scoped) by "chroot JAIL cmd..."
+_cwd=                # /proc/PID/cwd of the keeper of "cd DIR", or empty
+_cwd_keeper=         # "pid fd" of that keeper
 _lineno=
 
 # The scenario line that issued the current command: the innermost frame
@@ -52,7 +54,7 @@ _spied() {
 	_scenario_line
 	: >"$SPY_LOG"
 	"${_enter[@]}" env "LD_PRELOAD=$_preload" SPY_LOG=$SPY_LOG SPY_ROOT=$_jail \
-		"$@" >/dev/null 2>>"${NATIVE_ERR:-/dev/null}"
+		SPY_CWD=$_cwd "$@" >/dev/null 2>>"${NATIVE_ERR:-/dev/null}"
 	rc=$?
 	_result $rc
 }
@@ -60,13 +62,16 @@ _spied() {
 mount() { _spied /usr/bin/mount "$@"; }
 umount() { _spied /usr/bin/umount "$@"; }
 pivot_root() { _spied /usr/sbin/pivot_root "$@"; }
+# umount2 [-l] [--nofollow] PATH: the system call with PATH as given
+# (umount(8) makes it absolute, even with -c).
+umount2() { _spied "$DIFF_BIN/umount2" "$@"; }
 
 # mkdir and touch print nothing; inside a jail they still need the spy's
 # chroot.
 _quiet() {
-	if [[ $_jail ]]; then
-		"${_enter[@]}" env "LD_PRELOAD=$_preload" SPY_ROOT=$_jail "$@" \
-			2>/dev/null
+	if [[ $_jail || $_cwd ]]; then
+		"${_enter[@]}" env "LD_PRELOAD=$_preload" SPY_ROOT=$_jail \
+			SPY_CWD=$_cwd "$@" 2>/dev/null
 	else                   # the program, not the function of its name
 		"${_enter[@]}" env "$@" 2>/dev/null
 	fi
@@ -109,7 +114,8 @@ chroot() {
 # the mount busy. A DIR that cannot be entered holds nothing.
 hold() {
 	local fd pid ready=
-	exec {fd}< <(cd -P -- "$1" 2>/dev/null && echo ready && exec sleep infinity)
+	exec {fd}< <(builtin cd -P -- "$1" 2>/dev/null && echo ready &&
+		exec sleep infinity)
 	pid=$!
 	read -r -u "$fd" ready
 	if [[ $ready ]]; then
@@ -134,9 +140,53 @@ release() {
 	unset "_holds[$1]"
 }
 
+# cd DIR (or "chroot JAIL cd DIR"): the scenario's commands run from DIR
+# from now on, a relative DIR taken from the cwd before.  A process keeps
+# it (its cwd, so the mount there is busy, semantics.md 5.3) and every
+# command enters the keeper's /proc/PID/cwd: the very (mount, dentry), so
+# a cwd covered by a later mount stays beneath it, as a shell's would.  A
+# DIR that cannot be entered (hidden by a mount since) gives the sandbox
+# $B, or in a jail its root, instead: never the namespace's "/", where a
+# relative "mount ." would reach past the sandbox (sharedry does the same).
+cd() {
+	local fallback=$B
+	[[ $_jail ]] && fallback=/
+	_keep_cwd "$1" || _keep_cwd "$fallback"
+}
+
+# A keeper whose cwd is $1 (relative: to the cwd before); 1 if it failed.
+_keep_cwd() {
+	local fd pid ready=
+	exec {fd}< <(exec "${_enter[@]}" env "LD_PRELOAD=$_preload" \
+		SPY_ROOT=$_jail SPY_CWD=$_cwd SPY_CHDIR="$1" sleep infinity \
+		2>/dev/null)
+	pid=$!
+	read -r -u "$fd" ready
+	if [[ $ready ]]; then
+		_drop_cwd
+		_cwd=/proc/$pid/cwd _cwd_keeper="$pid $fd"
+		return 0
+	fi
+	wait "$pid" 2>/dev/null
+	exec {fd}<&-
+	return 1
+}
+
+_drop_cwd() {
+	local -a k=($_cwd_keeper)
+	local fd
+	((${#k[@]})) || return 0
+	kill "${k[0]}" 2>/dev/null
+	wait "${k[0]}" 2>/dev/null
+	fd=${k[1]}
+	exec {fd}<&-
+	_cwd= _cwd_keeper=
+}
+
 _release_all() {
 	local d
 	for d in "${!_holds[@]}"; do
 		release "$d"
 	done
+	_drop_cwd
 }

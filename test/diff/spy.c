@@ -13,6 +13,13 @@
  *               scenario would see; the kernel still renders
  *               /proc/self/mountinfo relative to the jail root.
  *
+ * SPY_CWD=DIR   the cwd the command runs from, taken (O_PATH) before the
+ *               chroot and entered after it: /proc/PID/cwd of the process
+ *               that keeps the scenario's cwd ("cd DIR" in native.sh), so
+ *               a cwd that a mount covered since stays beneath it.
+ * SPY_CHDIR=DIR then chdir(DIR) (for "cd DIR": the keeper itself) and
+ *               "ready" on stdout, or exit 125 when DIR cannot be entered.
+ *
  * Every wrapper preserves errno of the real call. Wrappers may run before
  * the constructor (other libraries' constructors open files): they resolve
  * the real symbol lazily and redirect nothing until procfd is set.
@@ -81,17 +88,40 @@ static void log_result(const char *what, unsigned long flags, int rc, int err)
 		dprintf(logfd, "%s %#lx = E%d\n", what, flags, err);
 }
 
+/* SPY_CWD and SPY_CHDIR, once in the jail: fchdir() to the very
+ * (mount, dentry) the keeper holds, which a path would not reach once
+ * covered. */
+static void enter_cwd(int cwd)
+{
+	const char *dir = getenv("SPY_CHDIR");
+
+	if (cwd >= 0 && fchdir(cwd) < 0)
+		_exit(125);
+	if (cwd >= 0)
+		close(cwd);
+	if (!dir || !*dir)
+		return;
+	if (chdir(dir) < 0 || write(1, "ready\n", 6) != 6)
+		_exit(125);
+}
+
 __attribute__((constructor)) static void spy_init(void)
 {
 	const char *log = getenv("SPY_LOG"), *root = getenv("SPY_ROOT");
-	int fd;
+	const char *cwd = getenv("SPY_CWD");
+	int fd, cfd = -1;
 
 	load_real();
 	if (log && *log)
 		logfd = real.openat(AT_FDCWD, log,
 				    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (!root || !*root)
+	if (cwd && *cwd && (cfd = real.openat(AT_FDCWD, cwd, O_PATH |
+					      O_DIRECTORY | O_CLOEXEC)) < 0)
+		_exit(125);
+	if (!root || !*root) {
+		enter_cwd(cfd);
 		return;
+	}
 	fd = real.openat(AT_FDCWD, "/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || chroot(root) < 0 || chdir("/") < 0) {
 		/* The command cannot run in its jail: report the cause as
@@ -100,6 +130,7 @@ __attribute__((constructor)) static void spy_init(void)
 		_exit(125);
 	}
 	procfd = fd;
+	enter_cwd(cfd);
 }
 
 int mount(const char *src, const char *tgt, const char *type,

@@ -1,0 +1,33 @@
+/*
+ * umount2 [-l] [--nofollow] PATH - the system call as such, for the
+ * kernel-differential scenarios: util-linux's umount makes PATH absolute
+ * first (even with -c), so "." would never reach the kernel's
+ * LOOKUP_MOUNTPOINT rule (issue 13).  Exit 0, or 32 as umount(8) does;
+ * spy.so records the call's errno.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+
+#ifndef UMOUNT_NOFOLLOW
+#define UMOUNT_NOFOLLOW 8
+#endif
+
+int main(int argc, char **argv)
+{
+	int flags = 0, i;
+
+	for (i = 1; i < argc - 1; i++) {
+		if (strcmp(argv[i], "-l") == 0)
+			flags |= MNT_DETACH;
+		else if (strcmp(argv[i], "--nofollow") == 0)
+			flags |= UMOUNT_NOFOLLOW;
+		else
+			argc = 0;
+	}
+	if (argc < 2) {
+		fprintf(stderr, "usage: umount2 [-l] [--nofollow] PATH\n");
+		return 2;
+	}
+	return umount2(argv[argc - 1], flags) == 0 ? 0 : 32;
+}
