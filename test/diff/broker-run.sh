@@ -167,6 +167,9 @@ if [[ ${BROKER_VIRTUAL:-} == 1 ]]; then
 	for v in "$@"; do
 		v=${v//'$B'/$dir}
 		echo "--- view $v"
+		# a jail a mount hid since: nothing to chroot into, and lsview
+		# shows nothing natively either
+		[[ $v == / || -d $v ]] || continue
 		LD_PRELOAD=$LIBSHARE_SO LIBSHARE_SOCKET=$sock \
 			timeout 20 "$bindir/lsview" -s "$v" ||
 			echo "lsview -s $v: exit status $?"
