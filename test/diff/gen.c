@@ -27,9 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gen.h"
 
 /* Every directory a scenario uses; jails are $B/j1 and $B/j2. */
-static const char *const dirs[] = {
+const char *const dirs[] = {
 	"$B/a", "$B/b", "$B/c", "$B/a/d1", "$B/b/d1", "$B/c/d1", "$B/a/d1/e",
 	"$B/j1/x", "$B/j1/y", "$B/j1/x/d1", "$B/j2/x", "$B/j2/y", "$B/j2/x/d1",
 	"$B/j1",
@@ -39,31 +40,17 @@ static const char *const dirs[] = {
 static const char *const files[] = { "$B/a/f", "$B/c/f", "$B/j1/f" };
 #define NFILES (sizeof(files) / sizeof(files[0]))
 #define NDIRS (sizeof(dirs) / sizeof(dirs[0]))
-#define JAIL_LEN 5 /* strlen("$B/j1") */
+const size_t ndirs = NDIRS;
 
-static const char *const makes[] = {
+const char *const makes[] = {
 	"shared", "shared", "shared", "shared", "slave", "slave", "slave",
 	"private", "private", "unbindable", "rshared", "rshared", "rslave",
 	"rprivate", "runbindable",
 };
+const size_t nmakes = sizeof(makes) / sizeof(makes[0]);
 
-enum { MAX_MOUNTED = 64, MAX_HELD = 2, MAX_RBIND = 4, MAX_RBIND_SELF = 2 };
 
-struct gen {
-	uint64_t state;				/* xorshift64* */
-	const char *mounted[MAX_MOUNTED];	/* likely mounted; may repeat */
-	int nmounted;
-	const char *held[MAX_HELD];
-	int nheld;
-	int ntmpfs, nrbind, nrbind_self;
-	int nns;                                /* namespaces made, n1 n2 */
-	int legacy;                             /* --legacy */
-	const char *cwd;                        /* "cd": host form, or NULL */
-	const char *cwd_jail;                   /* the jail it was set in */
-	char rel[64];                           /* a path relative to cwd */
-};
-
-static unsigned rnd(struct gen *g, unsigned n)
+unsigned rnd(struct gen *g, unsigned n)
 {
 	g->state ^= g->state >> 12;
 	g->state ^= g->state << 25;
@@ -71,7 +58,7 @@ static unsigned rnd(struct gen *g, unsigned n)
 	return (unsigned)((g->state * 0x2545F4914F6CDD1DULL) >> 32) % n;
 }
 
-static int chance(struct gen *g, unsigned percent)
+int chance(struct gen *g, unsigned percent)
 {
 	return rnd(g, 100) < percent;
 }
@@ -86,7 +73,7 @@ static void seed(struct gen *g, uint64_t s)
 	g->state = (s ^ (s >> 31)) | 1;
 }
 
-static void push_mounted(struct gen *g, const char *d)
+void push_mounted(struct gen *g, const char *d)
 {
 	if (g->nmounted < MAX_MOUNTED)
 		g->mounted[g->nmounted++] = d;
@@ -103,24 +90,24 @@ static void drop_mounted(struct gen *g, const char *d)
 		}
 }
 
-static const char *any_dir(struct gen *g)
+const char *any_dir(struct gen *g)
 {
 	return dirs[rnd(g, NDIRS)];
 }
 
-static const char *mounted_dir(struct gen *g)
+const char *mounted_dir(struct gen *g)
 {
 	return g->nmounted ? g->mounted[rnd(g, g->nmounted)] : any_dir(g);
 }
 
 /* Target of a new mount: mostly a directory, sometimes a stack. */
-static const char *target(struct gen *g)
+const char *target(struct gen *g)
 {
 	return chance(g, 35) ? mounted_dir(g) : any_dir(g);
 }
 
 /* A fresh filesystem on D hides the directories below D: recreate them. */
-static void remkdir(const char *d)
+void remkdir(const char *d)
 {
 	size_t n = strlen(d), i;
 	int any = 0;
@@ -218,13 +205,13 @@ static void op_umount(struct gen *g)
 	drop_mounted(g, t);
 }
 
-static int in_jail(const char *d, const char *jail)
+int in_jail(const char *d, const char *jail)
 {
 	return strncmp(d, jail, JAIL_LEN) == 0 && d[JAIL_LEN] == '/';
 }
 
 /* A directory of JAIL (host form), preferably one that is mounted. */
-static const char *jail_dir(struct gen *g, const char *jail, int mounted)
+const char *jail_dir(struct gen *g, const char *jail, int mounted)
 {
 	const char *pick[NDIRS > MAX_MOUNTED ? NDIRS : MAX_MOUNTED];
 	unsigned n = 0, i;
@@ -316,92 +303,6 @@ static int op_hold(struct gen *g)
 	printf("release %s\n", g->held[i]);
 	g->held[i] = g->held[--g->nheld];
 	return 1;
-}
-
-/* cd DIR: on the host, or in DIR's jail with the jail's name for it. */
-static void op_cd(struct gen *g)
-{
-	const char *d = chance(g, 50) ? mounted_dir(g) : any_dir(g);
-	const char *jail = in_jail(d, "$B/j1") ? "$B/j1" :
-			   in_jail(d, "$B/j2") ? "$B/j2" : NULL;
-
-	if (jail && chance(g, 30))
-		jail = NULL;
-	if (jail)
-		printf("chroot %s cd %s\n", jail, d + JAIL_LEN);
-	else
-		printf("cd %s\n", d);
-	g->cwd = d;
-	g->cwd_jail = jail;
-}
-
-/* A path relative to the cwd: the forms whose lookup differs by call. */
-static const char *rel_path(struct gen *g)
-{
-	static const char *const dots[] = { ".", "./.", "..", ".//." };
-	size_t n = strlen(g->cwd), i;
-	unsigned w = rnd(g, 8);
-
-	if (w < 5)
-		return dots[w % 4];
-	if (w == 5) {              /* back in through the parent: the top */
-		snprintf(g->rel, sizeof g->rel, "../%s",
-			 strrchr(g->cwd, '/') + 1);
-		return g->rel;
-	}
-	for (i = 0; i < NDIRS; i++)
-		if (strncmp(dirs[i], g->cwd, n) == 0 && dirs[i][n] == '/' &&
-		    !strchr(dirs[i] + n + 1, '/'))
-			return dirs[i] + n + 1;
-	return ".";
-}
-
-/* An absolute path in the cwd's root. */
-static const char *abs_path(struct gen *g)
-{
-	return g->cwd_jail ? jail_dir(g, g->cwd_jail, chance(g, 60)) + JAIL_LEN
-			   : target(g);
-}
-
-/* A call from the cwd with a relative path, or a mount that covers it. */
-static void op_rel(struct gen *g)
-{
-	const char *r = rel_path(g), *a = abs_path(g);
-	unsigned w = rnd(g, 100);
-
-	if (w < 20) {                  /* cover the cwd: by its absolute name */
-		printf("mount -t tmpfs T%d %s\n", ++g->ntmpfs, g->cwd);
-		push_mounted(g, g->cwd);
-		remkdir(g->cwd);
-		return;
-	}
-	/* Nothing goes onto "..": the cwd's mount may have moved (with the
-	 * cwd) to just under $B, or out of its jail, and its ".." be the
-	 * sandbox, which the harness's views need uncovered. */
-	if (strcmp(r, "..") == 0 && ((w >= 42 && w < 66) || (w >= 82 && w < 86)))
-		r = "./.";
-	if (g->cwd_jail)
-		printf("chroot %s ", g->cwd_jail);
-	if (w < 42)
-		printf("umount2 %s\n", r);
-	else if (w < 54)
-		printf("mount -c -t tmpfs T%d %s\n", ++g->ntmpfs, r);
-	else if (w < 66)
-		printf("mount -c --bind %s %s\n", a, r);
-	else if (w < 76)
-		printf("mount -c --bind %s %s\n", r, a);
-	else if (w < 82)
-		printf("mount -c --move %s %s\n", r, a);
-	else if (w < 86)
-		printf("mount -c --move %s %s\n", a, r);
-	else if (w < 94)
-		printf("mount -c --make-%s %s\n",
-		       makes[rnd(g, sizeof(makes) / sizeof(makes[0]))], r);
-	else               /* not umount(8): it makes r absolute first,
-			    * by the cwd's name, which sharedry has not */
-		printf("umount2 --nofollow %s\n", r);
-	if (w >= 42 && w < 66)
-		remkdir(g->cwd);
 }
 
 /* A mount operation, on the host or (by the caller) inside a namespace. */
