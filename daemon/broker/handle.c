@@ -88,6 +88,16 @@ void handle_drop(struct broker *b, struct handle *h)
 	free(h);
 }
 
+/* A name's descriptor and directory go (resolve() made them). */
+void named_free(struct named *n)
+{
+	if (n->fd >= 0)
+		close(n->fd);
+	free(n->buf);
+	n->fd = -1;
+	n->buf = NULL;
+}
+
 /* Takes n to the topmost mount on its place.  The walk crosses into the
  * top of a stack at every name it opens, ".." included (fs/namei.c
  * handle_dots() steps into the parent's mounts); only where it opened no

@@ -248,11 +248,8 @@ int sync_table(struct broker *b)
 bool table_changed(struct broker *b)
 {
 	struct pollfd p = { .fd = b->watch, .events = POLLPRI };
-	bool changed = b->watch >= 0 && poll(&p, 1, 0) > 0 &&
-		       (p.revents & (POLLPRI | POLLERR));
-	if (changed)
-		fusetab_changed(b);    /* and so does every served table */
-	return changed;
+	return b->watch >= 0 && poll(&p, 1, 0) > 0 &&
+	       (p.revents & (POLLPRI | POLLERR));
 }
 
 /* Directories renamed since the graph learned their names: the kernel

@@ -253,6 +253,7 @@ int policy_serve(struct request *r, uint16_t op, uint64_t arg,
 	if (table_changed(b))
 		follow_drift(b);
 	err = w->serve(r, arg, f, a);
-	table_changed(b);          /* the broker's own changes */
+	if (table_changed(b))      /* the broker's own changes: the kernel's */
+		fusetab_changed(b);  /* event is taken, every table is told */
 	return err;
 }

@@ -371,12 +371,3 @@ int resolve(struct request *r, const char *path, int how, struct named *out)
 	out->buf = NULL;
 	return walk(r, path, how, out);
 }
-
-void named_free(struct named *n)
-{
-	if (n->fd >= 0)
-		close(n->fd);
-	free(n->buf);
-	n->fd = -1;
-	n->buf = NULL;
-}
