@@ -113,7 +113,7 @@ binds_work() {
 	run legacy "$SHAREBROKERD" --socket "@libshare-bats-second-$$" \
 		--state-dir "$STATE"
 	[ "$status" -eq 1 ]
-	[[ $output == *"another broker uses this state directory"* ]]
+	[[ $output == *"a broker (pid $BROKER_PID) already uses this state directory"* ]]
 	[ -n "$(mounts_of in-flight)" ]
 	umount "$STATE/stage/99"
 	assert_broker_serves
