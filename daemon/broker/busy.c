@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "broker.h"
+#include "vec.h"
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -23,17 +24,8 @@ static void note(struct request *r, size_t *cap, int kid)
 {
 	if (kid < 0)
 		return;
-	if (r->nbusy == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		int *v = realloc(r->busy_kids, c * sizeof *v);
-		if (!v) {
-			r->busy_all = true;    /* unknown is busy: fail safe */
-			return;
-		}
-		r->busy_kids = v;
-		*cap = c;
-	}
-	r->busy_kids[r->nbusy++] = kid;
+	if (VEC_PUSH(r->busy_kids, r->nbusy, *cap, kid))
+		r->busy_all = true;    /* unknown is busy: fail safe */
 }
 
 /* The mounts of the files a directory of magic links points to: a

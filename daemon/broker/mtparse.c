@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include "mtparse.h"
+#include "vec.h"
 
 /* mountinfo's octal escapes (\040 and friends), in place. */
 char *unescape(char *s)
@@ -100,17 +101,11 @@ int read_lines(const char *path, char ***out, size_t *count)
 {
 	FILE *f = fopen(path, "re");
 	char *line = NULL, **lines = NULL;
-	size_t cap = 0, n = 0;
+	size_t cap = 0, n = 0, room = 0;
 	if (!f)
 		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		char **nl = realloc(lines, (n + 1) * sizeof *lines);
-		if (!nl)
-			break;
-		lines = nl;
-		lines[n++] = line;
+	while (getline(&line, &cap, f) > 0 && !VEC_PUSH(lines, n, room, line))
 		line = NULL;
-	}
 	free(line);
 	fclose(f);
 	*out = lines;

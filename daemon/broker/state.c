@@ -20,6 +20,7 @@
 #include <sys/sysmacros.h>
 #include "broker.h"
 #include "mtparse.h"
+#include "vec.h"
 
 #define MAGIC "libshare-state 2"
 
@@ -122,16 +123,14 @@ static struct saved *read_state(FILE *f, size_t *n)
 {
 	struct saved *v = NULL, one;
 	char line[8400];
+	size_t cap = 0;
 	*n = 0;
 	while (fgets(line, sizeof line, f))
 		if (sscanf(line, "%d %u:%u %u %d %d %4095s %4095s", &one.kid,
 			   &one.maj, &one.min, &one.group, &one.master,
 			   &one.unbindable, one.root, one.path) == 8) {
-			struct saved *nv = realloc(v, (*n + 1) * sizeof *v);
-			if (!nv)
+			if (VEC_PUSH(v, *n, cap, one))
 				break;
-			v = nv;
-			v[(*n)++] = one;
 		}
 	return v;
 }

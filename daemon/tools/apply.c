@@ -259,33 +259,6 @@ static int apply_one(struct run *r)
 	return err;
 }
 
-/* Every jail the lines name, once each, made known to the broker (it
- * lists the roots of its callers: sharectl jails). */
-static int known_jails(const struct jt_tab *t, struct run *r)
-{
-	int failed = 0;
-	for (size_t i = 0; i < t->n; i++) {
-		bool seen = false;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = t->v[j].jail && t->v[i].jail &&
-			       strcmp(t->v[j].jail, t->v[i].jail) == 0;
-		if (seen || !t->v[i].jail || t->v[i].noauto)
-			continue;
-		int err = r->b->jail(r->b->ctx, t->v[i].jail);
-		if (err > 0) {
-			r->changes++;
-			fprintf(r->out, "%s:%u: %sregister jail %s\n",
-				t->v[i].file, t->v[i].line, r->b->verb,
-				t->v[i].jail);
-		} else if (err < 0) {
-			fprintf(stderr, "%s:%u: jail %s: %s\n", t->v[i].file,
-				t->v[i].line, t->v[i].jail, strerror(-err));
-			failed = -1;
-		}
-	}
-	return failed;
-}
-
 /* The lines of t in order (parents before children, as in fstab); a
  * failed line does not stop the others.  -1 when a line without nofail
  * failed; *changes counts the calls made. */
@@ -299,8 +272,6 @@ int jt_apply(const struct jt_tab *t, const struct backend *b, FILE *out,
 		if (!r.e->noauto && apply_one(&r) < 0 && !r.e->nofail)
 			failed = -1;
 	}
-	if (known_jails(t, &r) < 0)
-		failed = -1;
 	*changes = r.changes;
 	return failed;
 }

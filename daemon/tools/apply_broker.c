@@ -7,8 +7,8 @@
  * gets the broker's errno as it is.  It calls as a host process naming host
  * paths, which the broker resolves in its root (the host's): a jail's
  * targets lie inside the jail and its bind sources on the host, which no
- * process chrooted in the jail could name.  Only to make a jail known does
- * a child chroot into it and say so (LS_OP_CHROOT).
+ * process chrooted in the jail could name.  (The broker learns a jail's
+ * root from the processes that live there, as sharectl jails shows.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -129,56 +129,10 @@ static int broker_mount(void *ctx, const struct jt_entry *e,
 	return err > 0 ? -err : err;
 }
 
-/* Whether the broker lists dir among the roots its callers had: 1 yes,
- * 0 no, -errno when it does not answer. */
-int broker_knows_jail(const char *addr, const char *dir)
-{
-	static char text[LS_TEXT_MAX + 1];
-	size_t len = LS_TEXT_MAX, n = strlen(dir);
-	int pass, err = broker_call(addr, LS_OP_JAILS, NULL, 0, text, &len,
-				    &pass);
-	if (pass >= 0)
-		close(pass);
-	if (err)
-		return err > 0 ? -err : err;
-	text[len] = '\0';
-	for (char *l = text; (l = strstr(l, dir)); l += n)
-		if ((l == text || l[-1] == '\n') && l[n] == '\n')
-			return 1;
-	return 0;
-}
-
-/* The broker learns a root from the caller that has it: a child chroots
- * into the jail and sends LS_OP_CHROOT, as the shim does after chroot(2).
- * The broker must be reachable from there: an abstract socket is. */
-static int broker_jail(void *ctx, const char *jail)
-{
-	char *dir = realpath(jail, NULL);
-	int st, err = dir ? broker_knows_jail(ctx, dir) : -errno;
-	pid_t pid;
-	free(dir);
-	if (err != 0)
-		return err < 0 ? err : 0;
-	if ((pid = fork()) < 0)
-		return -errno;
-	if (pid == 0) {
-		char none[1];
-		size_t len = 0;
-		int pass;
-		if (chroot(jail) < 0 || chdir("/") < 0)
-			_exit(1);
-		_exit(broker_call(ctx, LS_OP_CHROOT, NULL, 0, none, &len,
-				  &pass) == 0 ? 0 : 1);
-	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -errno;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 1 : -EHOSTUNREACH;
-}
-
 /* The backend that changes the broker's graph, at the socket addr. */
 int broker_backend(struct backend *b, const char *addr)
 {
-	*b = (struct backend){ broker_table, broker_mount, broker_jail, NULL,
+	*b = (struct backend){ broker_table, broker_mount, NULL,
 			       (void *)addr, "" };
 	return 0;
 }

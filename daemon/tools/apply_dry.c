@@ -289,17 +289,6 @@ static int dry_table(void *ctx, char **text)
 	return fclose(f) == 0 ? 0 : -ENOMEM;
 }
 
-/* A dry run makes no jail known; it says it would, unless the broker
- * knows it already. */
-static int dry_jail(void *ctx, const char *jail)
-{
-	struct dry_apply *d = ctx;
-	char *dir = realpath(jail, NULL);
-	int known = dir ? broker_knows_jail(d->addr, dir) : 0;
-	free(dir);
-	return known == 1 ? 0 : 1;
-}
-
 /* The starting table: the broker's, else the kernel's. */
 static int start_table(const char *addr, char **text)
 {
@@ -351,7 +340,7 @@ int dry_backend(struct backend *b, const char *addr)
 		free(d);
 		return err;
 	}
-	*b = (struct backend){ dry_table, dry_mount, dry_jail, dry_note, d,
+	*b = (struct backend){ dry_table, dry_mount, dry_note, d,
 			       "would " };
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dry.h"
+#include "vec.h"
 
 #define MAXW 16
 
@@ -182,8 +183,8 @@ static void do_hold(struct cmd *k, bool hold)
 	if (dry_at(k, 1, &l, &buf))
 		return;
 	free(buf);
-	d->holds = realloc(d->holds, (d->nholds + 1) * sizeof *d->holds);
-	if (!d->holds || !(d->holds[d->nholds].name = strdup(k->w[1])))
+	if (VEC_RESERVE(d->holds, d->capholds, d->nholds + 1) ||
+	    !(d->holds[d->nholds].name = strdup(k->w[1])))
 		abort();
 	d->holds[d->nholds++].seq = l.m->seq;
 }
@@ -208,12 +209,10 @@ static void do_unshare(struct cmd *k)
 {
 	struct dry *d = k->d;
 	struct ns *ns;
-	struct named_ns *v = realloc(d->nss, (d->nnss + 1) * sizeof *d->nss);
-	char *name = v ? strdup(k->w[1]) : NULL;
-	if (v)
-		d->nss = v;
+	char *name = VEC_RESERVE(d->nss, d->capnss, d->nnss + 1) ? NULL :
+		     strdup(k->w[1]);
 	if (name && dry_call(k, unshare_op, &ns) == 0 && !d->abandon) {
-		v[d->nnss++] = (struct named_ns){ name, ns };
+		d->nss[d->nnss++] = (struct named_ns){ name, ns };
 		return;
 	}
 	free(name);

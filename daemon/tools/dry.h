@@ -23,9 +23,9 @@ struct dry {
 	bool broken;           /* a check failed */
 	struct dirs *dirs;
 	struct hold *holds;
-	size_t nholds;
+	size_t nholds, capholds;
 	struct named_ns *nss;  /* namespaces made by "unshare NAME" */
-	size_t nnss;
+	size_t nnss, capnss;
 	unsigned line;
 	struct dry_cwd {       /* "cd DIR": the script's cwd, or !set */
 		bool set;

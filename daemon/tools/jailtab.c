@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
+#include "vec.h"
 #include "jailtab.h"
 #include "mount_abi.h"
 
@@ -242,13 +243,12 @@ static int parse_line(struct jt_tab *t, FILE *err, const char *path,
 		r = rooted(t, &e);
 	if (!r)
 		r = validate(t, err, &e);
-	struct jt_entry *v = r ? NULL : realloc(t->v, (t->n + 1) * sizeof *v);
-	if (!v) {
+	if (!r)
+		r = VEC_PUSH(t->v, t->n, t->cap, e);
+	if (r) {
 		entry_free(&e);
 		return r == -EINVAL ? 0 : -ENOMEM;
 	}
-	t->v = v;
-	t->v[t->n++] = e;
 	return 0;
 }
 

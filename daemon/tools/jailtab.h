@@ -44,7 +44,7 @@ struct jt_entry {
 
 struct jt_tab {
 	struct jt_entry *v;
-	size_t n;
+	size_t n, cap;
 	unsigned errors;       /* lines refused, each reported */
 	const char *root;      /* --jail DIR: targets are inside DIR, and
 				  every line belongs to jail DIR */
@@ -67,7 +67,7 @@ struct mline {
 
 struct mtab {
 	struct mline *v;
-	size_t n;
+	size_t n, cap;
 	char *text;            /* owns every string of v */
 };
 
@@ -89,7 +89,6 @@ struct backend {
 	int (*table)(void *ctx, char **text);          /* host mountinfo */
 	int (*mount)(void *ctx, const struct jt_entry *e,
 		     const struct mcall *c);           /* 0 or -errno */
-	int (*jail)(void *ctx, const char *dir);       /* make it known */
 	void (*note)(void *ctx, FILE *out);            /* after a call's line */
 	void *ctx;
 	const char *verb;      /* "mounted", "would mount" */
@@ -102,7 +101,6 @@ int jt_apply(const struct jt_tab *t, const struct backend *b, FILE *out,
 int broker_call(const char *addr, unsigned op, const char *const f[4],
 		unsigned long arg, char *text, size_t *len, int *pass);
 int broker_backend(struct backend *b, const char *addr);
-int broker_knows_jail(const char *addr, const char *dir);
 int dry_backend(struct backend *b, const char *addr);
 void dry_backend_free(struct backend *b);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jailtab.h"
+#include "vec.h"
 
 /* mountinfo's octal escapes (\040 for a blank), in place. */
 static void unoctal(char *s)
@@ -66,10 +67,8 @@ int mtab_parse(struct mtab *t, char *text)
 	*t = (struct mtab){ .text = text };
 	for (char *l = strtok_r(text, "\n", &save); l;
 	     l = strtok_r(NULL, "\n", &save)) {
-		struct mline *v = realloc(t->v, (t->n + 1) * sizeof *v);
-		if (!v)
+		if (VEC_RESERVE(t->v, t->cap, t->n + 1))
 			return -ENOMEM;
-		t->v = v;
 		if (parse_line(&t->v[t->n], l) < 0)
 			return -EINVAL;
 		t->n++;
