@@ -28,7 +28,7 @@ complete_words() {
 @test "sharectl completes its commands" {
 	run complete_words sharectl ""
 	[ "$status" -eq 0 ]
-	[ "$(echo $output)" = "graph jails status stop tree" ]
+	[ "$(echo $output)" = "apply check graph jails status stop tree" ]
 	run complete_words sharectl st
 	[ "$(echo $output)" = "status stop" ]
 }
@@ -38,13 +38,17 @@ complete_words() {
 	[ "$(echo $output)" = "--help --output --socket --version" ]
 	run complete_words sharectl tree --
 	[ "$(echo $output)" = "--help --root --socket --version" ]
+	run complete_words sharectl apply --
+	[ "$(echo $output)" = "--dry-run --help --jail --socket --version" ]
+	run complete_words sharectl check --j
+	[ "$(echo $output)" = "--jail" ]
 	run complete_words sharectl --s
 	[ "$(echo $output)" = "--socket" ]
 }
 
 @test "sharebrokerd completes every option and the values of --log" {
 	run complete_words sharebrokerd --
-	[ "$(echo $output)" = "--config --debug --foreground --help --log --max-mounts --mount-table --print-config --socket --state-dir --version" ]
+	[ "$(echo $output)" = "--config --debug --foreground --help --log --max-mounts --mount-table --no-fuse --print-config --socket --state-dir --version" ]
 	cd "$BATS_TEST_TMPDIR"
 	run complete_words sharebrokerd --log s
 	[ "$(echo $output)" = "stderr syslog" ]
