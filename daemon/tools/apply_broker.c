@@ -50,17 +50,20 @@ int broker_call(const char *addr, unsigned op, const char *const f[4],
 	struct ls_req_view q = { .op = (uint16_t)op, .arg = arg };
 	struct ls_req_out o;
 	struct ls_rep_in in;
-	struct ls_rep_view rep;
+	struct ls_rep_view rep = { .fd = -1 };  /* gcc cannot see err guards it */
 	ssize_t n = -1;
 	int fd, err;
 	for (int i = 0; f && i < LS_NFIELDS; i++)
 		if ((q.field[i] = f[i]))
 			q.len[i] = (uint32_t)strlen(f[i]);
 	*pass = -1;
-	if ((err = ls_req_encode(&o, &q)) < 0)
-		return err;
 	if ((fd = connect_broker(addr)) < 0)
 		return fd;
+	q.fd1 = (uint32_t)fd + 1;  /* the broker checks the caller holds it */
+	if ((err = ls_req_encode(&o, &q)) < 0) {
+		close(fd);
+		return err;
+	}
 	ls_rep_expect(&in, text, *len);
 	if (sendmsg(fd, &o.mh, MSG_NOSIGNAL) == (ssize_t)o.size)
 		n = recvmsg(fd, &in.mh, LS_REP_RECV_FLAGS);

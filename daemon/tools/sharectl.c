@@ -57,63 +57,20 @@ static void refuse(const char *what, const char *value, const char *why)
 	exit(2);
 }
 
-/* A connection to the broker at addr, or -errno: -EPERM when the peer is
- * not root, a squatter rather than the broker. */
-static int broker_connect(const char *addr)
-{
-	struct sockaddr_un sa;
-	struct ucred cred;
-	socklen_t len, cl = sizeof cred;
-	int fd, err = ls_address(addr, &sa, &len);
-	if (err < 0)
-		return err;
-	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, len) < 0)
-		err = -errno;
-	else if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
-		 cred.uid != 0)
-		err = -EPERM;
-	if (err < 0)
-		close(fd);
-	return err < 0 ? err : fd;
-}
-
-/* One round trip, field 1 being arg when not NULL; the reply's text goes
- * to stdout, its descriptor to *pass (-1 when none).  Returns the reply's
- * errno, or a negative errno when no root broker answered or its answer
- * was not one (-EIO). */
+/* One round trip, field 1 being arg when not NULL (broker_call(), the one
+ * client of the broker's in the tools); the reply's text goes to stdout,
+ * its descriptor to *pass (-1 when none).  Returns the reply's errno, or
+ * a negative errno when no root broker answered or its answer was not
+ * one (-EIO). */
 static int ask(const char *addr, uint16_t op, const char *arg, int *pass)
 {
 	static char text[LS_TEXT_MAX];
-	struct ls_req_view q = { .op = op, .field = { NULL, arg },
-				 .len = { 0, arg ? (uint32_t)strlen(arg) : 0 } };
-	struct ls_req_out o;
-	struct ls_rep_in in;
-	struct ls_rep_view rep = { .fd = -1 };  /* gcc cannot see err guards it */
-	ssize_t n = -1;
-	int fd, err;
-	*pass = -1;
-	if ((fd = broker_connect(addr)) < 0)
-		return fd;
-	q.fd1 = (uint32_t)fd + 1;
-	if ((err = ls_req_encode(&o, &q)) < 0) {
-		close(fd);
-		return err;
-	}
-	ls_rep_expect(&in, text, sizeof text);
-	if (sendmsg(fd, &o.mh, MSG_NOSIGNAL) == (ssize_t)o.size)
-		n = recvmsg(fd, &in.mh, LS_REP_RECV_FLAGS);
-	close(fd);
-	err = n > 0 ? ls_rep_decode(&in, (size_t)n, op, &rep) : -EIO;
-	for (int i = 0; i < in.nfd; i++)
-		if (err < 0 || in.fds[i] != rep.fd)
-			close(in.fds[i]);
-	if (err < 0)
-		return err;
-	*pass = rep.fd;
-	fwrite(rep.text, 1, rep.len, stdout);
-	return rep.error;
+	const char *const f[LS_NFIELDS] = { NULL, arg, NULL, NULL };
+	size_t len = sizeof text;
+	int err = broker_call(addr, op, f, 0, text, &len, pass);
+	if (err >= 0)
+		fwrite(text, 1, len, stdout);
+	return err;
 }
 
 /* Copies the file from to the descriptor to; 0 or -errno. */
