@@ -149,9 +149,33 @@ static void put_line(FILE *out, const struct mount *m, const char *path,
 	fputc('\n', out);
 }
 
-/* Lines in creation order (1.5.4), only the mounts the reader can reach. */
-int render_mountinfo(const struct graph *g, struct ns *ns, struct loc root,
-		     FILE *out)
+/* A /proc/<pid>/mounts line: "source mountpoint fstype opts 0 0", the
+ * leading rw/ro being the effective state (1.5.2). */
+static void put_mounts_line(FILE *out, const struct mount *m,
+			    const char *path, struct ns *ns, struct loc root)
+{
+	(void)ns, (void)root;
+	put_escaped(out, *m->devname ? m->devname : "none");
+	fputc(' ', out);
+	put_escaped(out, path);
+	fputc(' ', out);
+	put_escaped(out, m->fs->type);
+	/* the effective state, then superblock, mount, fs options */
+	unsigned sb = m->fs->flags;
+	if (m->flags & MNT_RDONLY)
+		sb |= SB_RDONLY;
+	put_sb_flags(out, sb);
+	put_mount_flags(out, m->flags);
+	if (*m->fs->opts)
+		fprintf(out, ",%s", m->fs->opts);
+	fputs(" 0 0\n", out);
+}
+
+/* A line per mount the reader can reach, in creation order (1.5.4). */
+static int render_lines(const struct graph *g, struct ns *ns,
+			struct loc root, FILE *out,
+			void (*put)(FILE *, const struct mount *, const char *,
+				    struct ns *, struct loc))
 {
 	int err = 0;
 	for (struct list *l = g->order.next; !err && l != &g->order;
@@ -159,41 +183,24 @@ int render_mountinfo(const struct graph *g, struct ns *ns, struct loc root,
 		struct mount *m = list_entry(l, struct mount, order);
 		char *path = m->ns == ns ? mount_path(m, root, &err) : NULL;
 		if (path)
-			put_line(out, m, path, ns, root);
+			put(out, m, path, ns, root);
 		free(path);
 	}
 	return err;
 }
 
-/* /proc/<pid>/mounts: "source mountpoint fstype opts 0 0", the leading
- * rw/ro being the effective state (1.5.2). */
+/* /proc/<pid>/mountinfo. */
+int render_mountinfo(const struct graph *g, struct ns *ns, struct loc root,
+		     FILE *out)
+{
+	return render_lines(g, ns, root, out, put_line);
+}
+
+/* /proc/<pid>/mounts. */
 int render_mounts(const struct graph *g, struct ns *ns, struct loc root,
 		  FILE *out)
 {
-	int err = 0;
-	for (struct list *l = g->order.next; !err && l != &g->order;
-	     l = l->next) {
-		struct mount *m = list_entry(l, struct mount, order);
-		char *path = m->ns == ns ? mount_path(m, root, &err) : NULL;
-		if (!path)
-			continue;
-		put_escaped(out, *m->devname ? m->devname : "none");
-		fputc(' ', out);
-		put_escaped(out, path);
-		fputc(' ', out);
-		put_escaped(out, m->fs->type);
-		/* the effective state, then superblock, mount, fs options */
-		unsigned sb = m->fs->flags;
-		if (m->flags & MNT_RDONLY)
-			sb |= SB_RDONLY;
-		put_sb_flags(out, sb);
-		put_mount_flags(out, m->flags);
-		if (*m->fs->opts)
-			fprintf(out, ",%s", m->fs->opts);
-		fputs(" 0 0\n", out);
-		free(path);
-	}
-	return err;
+	return render_lines(g, ns, root, out, put_mounts_line);
 }
 
 /* findmnt's SOURCE: the device, and a bind mount's directory of it as
