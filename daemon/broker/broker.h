@@ -75,6 +75,19 @@ struct request {
 	size_t nbusy;
 	bool busy_known;
 	bool busy_all;         /* the scan ran out of memory: all are busy */
+	char **was;            /* per step of the plan: where a moved mount
+				  was, for undoing it (exec_plan()) */
+};
+
+/* The durable record of the plan being carried out (intent.c, recover.c,
+ * docs/design.md "Crash recovery"). */
+struct intent {
+	int fd;                /* <state dir>/intent, open while running */
+	unsigned long long serial;  /* of the last plan recorded */
+	off_t *slot;           /* per step: where its progress is written */
+	size_t nslot;
+	bool behind;           /* a plan was kept that the state file lacks:
+				  the record holds it until a save works */
 };
 
 struct broker {
@@ -92,6 +105,7 @@ struct broker {
 	int listen_fd;
 	int watch;             /* /proc/self/mountinfo, polled for changes */
 	struct fusetab *tab;   /* the served mount tables, NULL: snapshots */
+	struct intent intent;
 	bool stop;
 };
 
@@ -148,14 +162,35 @@ int newmount_reset(struct broker *b);
 int stage_new(struct request *r, const char *source, const char *type,
 	      unsigned long ms, const char *data);
 void unstage(struct request *r);
+int exec_step(struct request *r, const struct step *s);
+void exec_drop_parks(struct broker *b);
+
+/* execplan.c */
 int exec_plan(struct request *r);
+void exec_undo(struct request *r);
+void exec_forget(struct request *r);
 void exec_commit(struct broker *b);
+bool plan_undoable(const struct graph *g);
+
+/* intent.c */
+int intent_begin(struct broker *b);
+void intent_step(struct broker *b, const struct step *s, char what,
+		 const struct handle *h);
+void intent_end(struct broker *b);
+int intent_put(struct broker *b, int fd, const char *text, size_t len);
+void fault_init(void);
+void fault_step(void);
+
+/* recover.c */
+int intent_recover(struct broker *b);
 
 /* busy.c */
 bool busy(void *ctx, const struct mount *m);
 
 /* state.c */
 int state_save(struct broker *b);
+int state_image(struct broker *b, FILE *f);
+int state_write(struct broker *b, const char *body, size_t len);
 int state_load(struct broker *b);
 
 /* statedir.c */

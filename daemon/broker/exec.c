@@ -240,7 +240,8 @@ static int make(struct request *r, const struct step *s, struct mount *m)
 	if (!err && (err = handle_add(b, m, fd)) < 0) {
 		umount2(FDPATH(src, fd), MNT_DETACH);
 		close(fd);
-	} else if (!err && (err = move_to(r, m, s->parent, s->dir)) < 0) {
+	} else if (!err && (intent_step(b, s, 'S', handle_of(b, m)),
+			    err = move_to(r, m, s->parent, s->dir)) < 0) {
 		umount2(FDPATH(src, fd), MNT_DETACH);
 		handle_drop(b, handle_of(b, m));
 	}
@@ -273,7 +274,8 @@ static unsigned long ms_of(const struct mount *m)
 	return flags_ms(&mnt_flag_table, m->flags);
 }
 
-static int run_step(struct request *r, const struct step *s)
+/* One step of the open plan, in the kernel. */
+int exec_step(struct request *r, const struct step *s)
 {
 	struct broker *b = r->b;
 	struct mount *m = mount_by_id(&b->g, s->mnt);
@@ -288,9 +290,9 @@ static int run_step(struct request *r, const struct step *s)
 	case STEP_NEW:
 	case STEP_BIND:
 		return make(r, s, m);
-	case STEP_MOVE:            /* perhaps from where a PARK left it */
-		return move_to(r, m, s->parent, s->dir) ?:
-		       (drop_place(b->park, m), 0);
+	case STEP_MOVE:            /* perhaps from where a PARK left it,
+				      which stays until the plan is over */
+		return move_to(r, m, s->parent, s->dir);
 	case STEP_PARK:
 		return park(b, m);
 	case STEP_UMOUNT:
@@ -306,76 +308,14 @@ static int run_step(struct request *r, const struct step *s)
 	return -EINVAL;
 }
 
-/* Undoes what can be undone of steps [0, n): new mounts go, moved ones
- * return to where the kernel last had them.  An unmount cannot be undone;
- * plans put the steps that can fail (a new mount) first. */
-static void roll_back(struct broker *b, size_t n, char **was)
+/* The plan is over, kept or undone: the places its PARK steps took go
+ * (not at the MOVE back: undoing that MOVE needs the place again). */
+void exec_drop_parks(struct broker *b)
 {
-	char at[64];
-	while (n-- > 0) {
-		const struct step *s = &b->g.steps[n];
+	for (size_t i = 0; i < b->g.nsteps; i++) {
+		const struct step *s = &b->g.steps[i];
 		struct mount *m = mount_by_id(&b->g, s->mnt);
-		struct handle *h = m ? handle_of(b, m) : NULL;
-		if (!h)
-			continue;
-		if (s->kind == STEP_NEW || s->kind == STEP_BIND) {
-			umount2(FDPATH(at, h->fd), MNT_DETACH);
-			handle_drop(b, h);
-		} else if ((s->kind == STEP_MOVE || s->kind == STEP_PARK) &&
-			   was[n]) {
-			if (mount(FDPATH(at, h->fd), was[n], NULL, MS_MOVE, NULL))
-				log_msg(LOG_WARNING, "rollback: mount %u stays moved",
-					   m->id);
-		} else if (s->kind == STEP_UMOUNT) {
-			log_msg(LOG_WARNING, "rollback: mount %u stays unmounted", m->id);
-		}
+		if (s->kind == STEP_PARK && m)
+			drop_place(b->park, m);
 	}
-}
-
-/* Where the kernel has m now, for a rollback of its move. */
-static char *where(struct broker *b, const struct step *s)
-{
-	if (s->kind != STEP_MOVE && s->kind != STEP_PARK)
-		return NULL;           /* only moves are undone by moving back */
-	struct mount *m = mount_by_id(&b->g, s->mnt);
-	struct handle *h = m ? handle_of(b, m) : NULL;
-	return h ? fd_path(h->fd) : NULL;
-}
-
-/* Applies the open plan; on failure nothing of it stays (as far as the
- * kernel lets, see roll_back()) and the kernel's errno is returned. */
-int exec_plan(struct request *r)
-{
-	struct broker *b = r->b;
-	struct graph *g = &b->g;
-	char **was = calloc(g->nsteps + 1, sizeof *was);
-	int err = was ? 0 : -ENOMEM;
-	size_t i;
-	for (i = 0; !err && i < g->nsteps; i++) {
-		was[i] = where(b, &g->steps[i]);
-		err = run_step(r, &g->steps[i]);
-		if (err)
-			log_msg(LOG_WARNING, "step %zu (%s of mount %u): %s", i,
-				   step_name(g->steps[i].kind), g->steps[i].mnt,
-				   strerror(-err));
-	}
-	if (err && was)            /* step i - 1 failed: undo [0, i - 1) */
-		roll_back(b, i - 1, was);
-	for (size_t j = 0; was && j < g->nsteps; j++)
-		free(was[j]);
-	free(was);
-	return err;
-}
-
-/* The plan happened: unmounted mounts lose their handles, the graph keeps
- * the change. */
-void exec_commit(struct broker *b)
-{
-	struct graph *g = &b->g;
-	for (size_t i = 0; i < g->ndead; i++) {
-		struct handle *h = handle_of(b, g->dead[i]);
-		if (h)
-			handle_drop(b, h);
-	}
-	plan_commit(g);
 }

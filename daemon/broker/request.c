@@ -27,18 +27,45 @@ static int caller_of(struct request *r, struct caller *c, char **buf)
 	return fd_loc(b, r->caller.root, &c->root, buf);
 }
 
-/* Executes the open plan and commits it, or abandons it: all or nothing. */
+/* The executed plan's result saved: or, when the state cannot be
+ * written, undone with the save's errno, if it can be; a plan that
+ * cannot be undone stays, its record kept as the state's only copy until
+ * a later save works (intent.c). */
+static int persist(struct request *r)
+{
+	struct broker *b = r->b;
+	int err = state_save(b);   /* before the answer (principle 3) */
+	if (!err) {
+		b->intent.behind = false;
+		return 0;
+	}
+	if (plan_undoable(&b->g)) {
+		exec_undo(r);
+		return err;
+	}
+	log_msg(LOG_WARNING, "the state cannot be saved (%s): it stays in "
+		"%s/intent until a save works", strerror(-err), b->state_dir);
+	b->intent.behind = true;
+	return 0;
+}
+
+/* Executes the open plan and commits it, or abandons it: all or nothing,
+ * recorded before it runs (intent.c) and saved before the answer. */
 static int apply(struct request *r, int err)
 {
 	struct broker *b = r->b;
-	if (!err)
-		err = exec_plan(r);
-	if (err) {
+	bool recorded = false;
+	if (!err && b->g.nsteps)
+		recorded = !(err = intent_begin(b));
+	if (!err && !(err = exec_plan(r)))
+		err = persist(r);
+	exec_forget(r);
+	if (err)
 		plan_abandon(&b->g);
-	} else {
+	else
 		exec_commit(b);
-		state_save(b);         /* before the answer (principle 3) */
-	}
+	if (recorded)
+		intent_end(b);
 	return err;
 }
 

@@ -8,11 +8,14 @@
  *     <kernel mount id> <major:minor> <group> <master's mount id or 0>
  *     <unbindable 0|1> <root, escaped> <path, escaped>
  * (escaped as in mountinfo, so that a line splits on its spaces)
+ * after the magic line, "# plan N": the last plan it holds (recover.c);
+ * readers skip it, as any line that is not a mount's.
  * A line whose mount id now names another mount (not the same superblock,
  * root and place) is dropped: that mount went while the broker was away,
  * and the kernel gave its id to another.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,58 +44,106 @@ static bool where(const struct handle *h, char *buf, size_t size)
 	return ok;
 }
 
-static void put_mount(const struct broker *b, FILE *f, const struct mount *m)
+/* One line; the path where the kernel has m now, or with graph where the
+ * graph puts it (an image of a plan not carried out yet, intent.c). */
+static void put_mount(const struct broker *b, FILE *f, const struct mount *m,
+		      bool graph)
 {
 	const struct handle *h = handle_of(b, m);
-	char path[4096];
-	if (!where(h, path, sizeof path))
-		return;
+	char path[4096], *p = graph ? mount_path(m, mount_root(b->ns->root),
+						 NULL) : NULL;
+	if (graph ? !p || strlen(p) >= sizeof path : !where(h, path, sizeof path))
+		goto out;
+	if (p)
+		strcpy(path, p);
+	if (graph)
+		fputs("= ", f);
 	fprintf(f, "%d %u:%u %u %d %d ", h->kid, major(h->dev), minor(h->dev),
 		m->group, kid_of(b, m->master), m->unbindable);
 	put_escaped(f, m->root);
 	fputc(' ', f);
 	put_escaped(f, path);
 	fputc('\n', f);
+out:
+	free(p);
 }
 
-/* Writes the state file (atomically: a new file renamed over the old). */
-int state_save(struct broker *b)
+/* Every mount that propagates, peer groups in ring order. */
+static void put_all(struct broker *b, FILE *f, bool graph)
 {
-	char *tmp, *path;
-	int err = 0;
+	unsigned seen = ++b->g.stamp;
+	for (struct list *l = b->g.order.next; l != &b->g.order; l = l->next) {
+		struct mount *m = list_entry(l, struct mount, order);
+		if (m->stamp == seen || !handle_of(b, m) ||
+		    !(m->group || m->master || m->unbindable))
+			continue;
+		struct mount *p = m;
+		do {               /* the whole peer ring, in order */
+			p->stamp = seen;
+			if (handle_of(b, p))
+				put_mount(b, f, p, graph);
+			p = next_peer(p);
+		} while (p != m);
+	}
+}
+
+/* The state as the open plan will leave it, each line "= " and a state
+ * line, paths from the graph: what recover.c writes as the state file if
+ * a crash leaves the plan to be finished.  Only for plans whose mounts
+ * all exist before they run (no NEW or BIND: their ids are the kernel's
+ * to give). */
+int state_image(struct broker *b, FILE *f)
+{
+	put_all(b, f, true);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* body as the state file, atomically (a new file renamed over the old).
+ * Its plan line says which recorded plan it holds (recover.c). */
+int state_write(struct broker *b, const char *body, size_t len)
+{
+	char *tmp, *path, head[80];
+	int err = 0, fd;
 	if (asprintf(&path, "%s/state", b->state_dir) < 0)
 		return -ENOMEM;
 	if (asprintf(&tmp, "%s.new", path) < 0) {
 		free(path);
 		return -ENOMEM;
 	}
-	FILE *f = fopen(tmp, "we");
-	if (f) {
-		unsigned seen = ++b->g.stamp;
-		fprintf(f, MAGIC "\n");
-		for (struct list *l = b->g.order.next; l != &b->g.order;
-		     l = l->next) {
-			struct mount *m = list_entry(l, struct mount, order);
-			if (m->stamp == seen || !handle_of(b, m) ||
-			    !(m->group || m->master || m->unbindable))
-				continue;
-			struct mount *p = m;
-			do {       /* the whole peer ring, in order */
-				p->stamp = seen;
-				if (handle_of(b, p))
-					put_mount(b, f, p);
-				p = next_peer(p);
-			} while (p != m);
-		}
-		if (fclose(f) != 0 || rename(tmp, path) < 0)
-			err = -errno;
-	} else {
+	int n = snprintf(head, sizeof head, MAGIC "\n# plan %llu\n",
+			 b->intent.serial);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
 		err = -errno;
+	} else {
+		err = intent_put(b, fd, head, (size_t)n) ?:
+		      intent_put(b, fd, body, len);
+		if (close(fd) < 0 && !err)
+			err = -errno;
+		if (!err && rename(tmp, path) < 0)
+			err = -errno;
+		if (err)
+			unlink(tmp);   /* what it took goes back */
 	}
 	if (err)
 		log_msg(LOG_WARNING, "%s: %s", path, strerror(-err));
 	free(tmp);
 	free(path);
+	return err;
+}
+
+/* Writes the state file: a line per mount that propagates. */
+int state_save(struct broker *b)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	put_all(b, f, false);
+	int err = fclose(f) == 0 ? state_write(b, text, len) : -ENOMEM;
+	free(text);
 	return err;
 }
 

@@ -1,0 +1,121 @@
+/* execplan.c: a plan carried out step by step (exec.c does one step),
+ * each step's progress written to the intent record (intent.c) as it
+ * goes, and undone as far as the kernel lets when a step fails or the
+ * result cannot be saved.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include "broker.h"
+
+/* Whether every step of the open plan can be undone: new mounts can go
+ * and moved ones go back, an unmount or a remount cannot be taken back. */
+bool plan_undoable(const struct graph *g)
+{
+	for (size_t i = 0; i < g->nsteps; i++)
+		if (g->steps[i].kind != STEP_NEW && g->steps[i].kind != STEP_BIND &&
+		    g->steps[i].kind != STEP_MOVE && g->steps[i].kind != STEP_PARK)
+			return false;
+	return true;
+}
+
+/* Undoes what can be undone of steps [0, n): new mounts go, moved ones
+ * return to where the kernel last had them.  An unmount cannot be undone;
+ * plans put the steps that can fail (a new mount) first. */
+static void roll_back(struct broker *b, size_t n, char **was)
+{
+	char at[64];
+	while (n-- > 0) {
+		const struct step *s = &b->g.steps[n];
+		struct mount *m = mount_by_id(&b->g, s->mnt);
+		struct handle *h = m ? handle_of(b, m) : NULL;
+		if (!h)
+			continue;
+		snprintf(at, sizeof at, "/proc/self/fd/%d", h->fd);
+		if (s->kind == STEP_NEW || s->kind == STEP_BIND) {
+			umount2(at, MNT_DETACH);
+			handle_drop(b, h);
+		} else if ((s->kind == STEP_MOVE || s->kind == STEP_PARK) &&
+			   was[n]) {
+			if (mount(at, was[n], NULL, MS_MOVE, NULL))
+				log_msg(LOG_WARNING, "rollback: mount %u stays moved",
+					   m->id);
+		} else if (s->kind == STEP_UMOUNT) {
+			log_msg(LOG_WARNING, "rollback: mount %u stays unmounted", m->id);
+		}
+	}
+}
+
+/* Where the kernel has m now, for a rollback of its move. */
+static char *where(struct broker *b, const struct step *s)
+{
+	if (s->kind != STEP_MOVE && s->kind != STEP_PARK)
+		return NULL;           /* only moves are undone by moving back */
+	struct mount *m = mount_by_id(&b->g, s->mnt);
+	struct handle *h = m ? handle_of(b, m) : NULL;
+	return h ? fd_path(h->fd) : NULL;
+}
+
+/* Applies the open plan; on failure nothing of it stays (as far as the
+ * kernel lets, see roll_back()) and the kernel's errno is returned.  What
+ * exec_undo() needs stays in r until exec_forget(). */
+int exec_plan(struct request *r)
+{
+	struct broker *b = r->b;
+	struct graph *g = &b->g;
+	char **was = calloc(g->nsteps + 1, sizeof *was);
+	int err = was ? 0 : -ENOMEM;
+	size_t i;
+	for (i = 0; !err && i < g->nsteps; i++) {
+		const struct step *s = &g->steps[i];
+		struct mount *m = mount_by_id(g, s->mnt);
+		was[i] = where(b, s);
+		err = exec_step(r, s);
+		if (err) {
+			log_msg(LOG_WARNING, "step %zu (%s of mount %u): %s", i,
+				   step_name(s->kind), s->mnt, strerror(-err));
+			continue;
+		}
+		intent_step(b, s, 'D', m ? handle_of(b, m) : NULL);
+		fault_step();
+	}
+	if (err && was)            /* step i - 1 failed: undo [0, i - 1) */
+		roll_back(b, i - 1, was);
+	r->was = was;
+	if (err)
+		exec_forget(r);
+	return err;
+}
+
+/* Undoes the whole plan exec_plan() carried out, when its result cannot
+ * be kept (the state cannot be saved): for plan_undoable() plans. */
+void exec_undo(struct request *r)
+{
+	if (r->was)
+		roll_back(r->b, r->b->g.nsteps, r->was);
+	exec_forget(r);
+}
+
+void exec_forget(struct request *r)
+{
+	exec_drop_parks(r->b);
+	for (size_t j = 0; r->was && j < r->b->g.nsteps; j++)
+		free(r->was[j]);
+	free(r->was);
+	r->was = NULL;
+}
+
+/* The plan happened: unmounted mounts lose their handles, the graph keeps
+ * the change. */
+void exec_commit(struct broker *b)
+{
+	struct graph *g = &b->g;
+	for (size_t i = 0; i < g->ndead; i++) {
+		struct handle *h = handle_of(b, g->dead[i]);
+		if (h)
+			handle_drop(b, h);
+	}
+	plan_commit(g);
+}
