@@ -1,0 +1,161 @@
+#!/bin/bash
+# fault-run.sh SCRIPT LINE SPEC VIEW... - broker-run.sh with a crash: the
+# scenario's lines before LINE run through sharebrokerd and libshare.so
+# under legacy-sim as in broker-run.sh; then the broker's fault injection
+# is armed with SPEC (LIBSHARE_FAULT, intent.c: "step:K" kills it right
+# after the K-th step of LINE's plan, "save:K" in the middle of its K-th
+# write of the intent or the state) and LINE runs; nothing after it.  A
+# killed broker is started again, as an administrator would, and the
+# views are taken from what it recovered.
+#
+# Output: broker-run.sh's (without the L<line> results, which a killed
+# request makes meaningless), after two lines of its own:
+#   fault killed|survived     whether the broker died at SPEC
+#   fault leftovers N         mounts left on the broker's staging and
+#                             parking places after the restart
+# Environment: as broker-run.sh.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+bindir=${DIFF_BIN:-$here}
+top=$here/../..
+SHAREBROKERD=${SHAREBROKERD:-$top/daemon/sharebrokerd}
+SHARECTL=${SHARECTL:-$top/daemon/sharectl}
+LIBSHARE_SO=${LIBSHARE_SO:-$top/shim/libshare.so}
+LEGACY_SIM=${LEGACY_SIM:-$top/test/legacy/legacy-sim}
+
+if (($# < 3)); then
+	echo "usage: fault-run.sh SCRIPT LINE SPEC VIEW..." >&2
+	exit 2
+fi
+if [[ ${FAULT_RUN_NS:-} != $$ ]]; then
+	FAULT_RUN_NS=$$ exec unshare -m --propagation private bash "$0" "$@"
+fi
+unset FAULT_RUN_NS
+if [[ $(readlink /proc/self/ns/mnt) == $(readlink /proc/1/ns/mnt) ]]; then
+	echo "fault-run.sh: not in a private mount namespace" >&2
+	exit 2
+fi
+LIBSHARE_SO=$(cd "$(dirname "$LIBSHARE_SO")" && pwd)/$(basename "$LIBSHARE_SO")
+[[ -r $1 ]] || { echo "fault-run.sh: cannot read $1" >&2; exit 2; }
+src=$1 line=$2 spec=$3
+shift 3
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/libshare-fault.XXXXXX") || exit 1
+log=$dir.log
+state=$dir.state
+script=$dir.sh
+sock=@libshare-fault-$$
+broker=
+
+# The lines before LINE, the arming, LINE.
+{ head -n "$((line - 1))" "$src"
+  echo "echo $spec >\"\$FAULT_FILE\""
+  sed -n "${line}p" "$src"; } >"$script"
+
+broker_alive() {
+	local st
+	[[ $broker ]] && st=$(cat "/proc/$broker/stat" 2>/dev/null) &&
+		[[ ${st##*) } != Z* ]] &&
+		tr '\0' ' ' <"/proc/$broker/cmdline" 2>/dev/null |
+		grep -qF -- "--socket $sock "
+}
+
+# start [ENV...]: a broker on the sandbox's state directory; its pid.
+start() {
+	env "$@" "$LEGACY_SIM" "$SHAREBROKERD" --socket "$sock" \
+		--state-dir "$state" --log "$state/sharebrokerd.log" --debug ||
+		return 1
+	broker=$(timeout 10 "$SHARECTL" --socket "$sock" status |
+		grep -o '[0-9]\+' | head -1)
+	broker_alive || broker=
+}
+
+stop_broker() {
+	local i
+	broker_alive || return 0
+	kill "$broker" 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		broker_alive || return 0
+		sleep 0.1
+	done
+	kill -KILL "$broker" 2>/dev/null
+	while broker_alive; do
+		sleep 0.1
+	done
+}
+
+mounts_under() {
+	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { print $5 }' \
+		/proc/self/mountinfo | tac
+}
+
+cleanup() {
+	local m i left=1
+	trap '' PIPE
+	stop_broker
+	if [[ -s $state/sharebrokerd.log ]]; then
+		echo "--- broker log"
+		cat "$state/sharebrokerd.log"
+	fi >&2
+	for ((i = 0; i < 8 && left; i++)); do
+		left=0
+		for m in $(mounts_under "$dir") $(mounts_under "$state"); do
+			/usr/bin/umount -l "$m" 2>/dev/null
+			left=1
+		done
+	done
+	rmdir "$dir"
+	rm -rf --one-file-system "$state" "$log" "$script"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 141' PIPE
+
+/usr/bin/mount -t tmpfs BASE "$dir" && /usr/bin/mount --make-private "$dir" ||
+	exit 1
+if ! start LIBSHARE_FAULT="file:$state/fault"; then
+	echo "fault-run.sh: sharebrokerd did not start" >&2
+	exit 1
+fi
+echo "base $dir"
+
+(cd / && B=$dir SCENARIO=$script SPY_SO=$bindir/spy.so SPY_LOG=$log \
+	NS_FILE=/dev/null DIFF_SHIM=$LIBSHARE_SO LIBSHARE_SOCKET=$sock \
+	FAULT_FILE=$state/fault timeout "${DIFF_TIMEOUT:-120}" "$LEGACY_SIM" \
+	bash -c 'source "$1" && source "$SCENARIO"; _release_all; exit 0' \
+	fault-run "$here/native.sh" </dev/null) >/dev/null ||
+	echo "TIMEOUT or error $? in script"
+
+if broker_alive; then
+	echo "fault survived"
+else
+	echo "fault killed"
+	# what a SIGKILL leaves: the socket's name frees with the process
+	start || { echo "fault-run.sh: no restart" >&2; exit 1; }
+fi
+echo "fault leftovers $( (mounts_under "$state/stage"; mounts_under "$state/park") |
+	wc -l)"
+
+for v in "$@"; do
+	v=${v//'$B'/$dir}
+	echo "--- view $v"
+	if [[ $v == / ]]; then
+		cat /proc/self/mountinfo
+	else
+		"$bindir/lsview" "$v"
+	fi
+done
+echo "--- files"
+find "$dir" -mindepth 1 -printf '%y B/%P\n' -fstype sysfs -prune \
+	2>/dev/null | LC_ALL=C sort
+echo "--- virtual"
+for v in "$@"; do
+	v=${v//'$B'/$dir}
+	echo "--- view $v"
+	[[ $v == / || -d $v ]] || continue
+	LD_PRELOAD=$LIBSHARE_SO LIBSHARE_SOCKET=$sock \
+		timeout 20 "$bindir/lsview" -s "$v" ||
+		echo "lsview -s $v: exit status $?"
+done
