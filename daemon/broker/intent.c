@@ -19,7 +19,8 @@
  *
  * Fault injection (tests only): LIBSHARE_FAULT=step:K kills the broker
  * right after the K-th step it carries out, save:K in the middle of its
- * K-th write of the intent or the state; file:PATH reads such a spec from
+ * K-th write of the intent or the state, fail:K makes that write fail
+ * with ENOSPC instead; file:PATH reads such a spec from
  * PATH when a plan starts (and removes PATH), counting from there.
  */
 #include <errno.h>
@@ -37,7 +38,8 @@
 enum { SLOT = 32 };            /* width of a progress slot */
 
 static struct {
-	char kind;             /* 't': after step k, 's': during save k */
+	char kind;             /* 't': after step k, 's': during save k,
+				  'f': save k fails */
 	unsigned k, n;
 	char *file;
 } fault;
@@ -51,6 +53,8 @@ static void fault_parse(const char *spec)
 		fault.kind = 't';
 	else if (sscanf(spec, "save:%u", &k) == 1)
 		fault.kind = 's';
+	else if (sscanf(spec, "fail:%u", &k) == 1)
+		fault.kind = 'f';
 	fault.k = k;
 }
 
@@ -96,6 +100,8 @@ void fault_step(void)
 int intent_put(struct broker *b, int fd, const char *text, size_t len)
 {
 	(void)b;
+	if (fault.kind == 'f' && len && ++fault.n == fault.k)
+		return -ENOSPC;
 	if (fault.kind == 's' && len && ++fault.n == fault.k) {
 		if (write(fd, text, len / 2) < 0)
 			_exit(137);
