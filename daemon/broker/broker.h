@@ -197,6 +197,9 @@ int state_load(struct broker *b);
 int statedir_prepare(struct broker *b);
 void statedir_set_aside(const struct broker *b, const char *why);
 
+/* reply.c */
+int reply_text(uid_t uid, const char *text, size_t len, int *pass);
+
 /* show.c */
 int show_table(struct request *r, const char *which, int *pass);
 int show_tree(struct request *r, const char *dir, int *pass);

@@ -1,8 +1,8 @@
 /* show.c: what sharectl tree and graph show, rendered by the engine.
  *
  * The text has a line per mount, and a host has thousands: more than a
- * reply's LS_REPLY_MAX.  So it goes into an unlinked file of the state
- * directory, and the reply carries a descriptor of it (SCM_RIGHTS).
+ * reply's LS_REPLY_MAX.  So it goes into a file of memory (reply.c), and
+ * the reply carries a descriptor of it (SCM_RIGHTS).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,54 +12,29 @@
 #include <unistd.h>
 #include "broker.h"
 
-/* A file nobody else can open: O_TMPFILE, or on kernels before 3.11 (and
- * filesystems without it) a file unlinked as soon as it is made. */
-static int scratch(const char *dir)
-{
-	int fd = open(dir, O_TMPFILE | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-	char *path;
-	if (fd >= 0)
-		return fd;
-	if (asprintf(&path, "%s/reply.XXXXXX", dir) < 0)
-		return -ENOMEM;
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0)
-		fd = -errno;
-	else
-		unlink(path);
-	free(path);
-	return fd;
-}
+/* The reply's text, rendered into memory first. */
+struct text {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
 
-/* A scratch file to write the reply's text to (*f); returns its
- * descriptor, which text_done() closes. */
-static int text_open(const char *dir, FILE **f)
+static int text_open(struct text *t)
 {
-	int fd = scratch(dir), w;
-	if (fd < 0)
-		return fd;
-	if ((w = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0 || !(*f = fdopen(w, "w"))) {
-		int err = -errno;
-		if (w >= 0)
-			close(w);
-		close(fd);
-		return err;
-	}
-	return fd;
+	t->buf = NULL;
+	t->f = open_memstream(&t->buf, &t->len);
+	return t->f ? 0 : -ENOMEM;
 }
 
 /* The text is written (wrote: the renderer's 0 or -errno); *pass gets a
- * read-only descriptor of it.  Not the writable one: that would let any
- * caller, an unprivileged jailed one too, fill the state directory's
- * filesystem. */
-static int text_done(FILE *f, int fd, int *pass, int wrote)
+ * read-only descriptor of it, of memory that is not the state
+ * directory's and counts against the caller (reply.c). */
+static int text_done(struct request *r, struct text *t, int *pass, int wrote)
 {
-	char proc[64];
-	int err = fclose(f) == 0 ? wrote : -errno;
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	if (!err && (*pass = open(proc, O_RDONLY | O_CLOEXEC)) < 0)
-		err = -errno;
-	close(fd);
+	int err = fclose(t->f) == 0 ? wrote : -ENOMEM;
+	if (!err)
+		err = reply_text(r->caller.uid, t->buf, t->len, pass);
+	free(t->buf);
 	return err;
 }
 
@@ -72,18 +47,16 @@ int show_tree(struct request *r, const char *dir, int *pass)
 	struct named n = { .fd = -1 };
 	struct loc root;
 	char *buf = NULL;
-	FILE *f;
+	struct text t;
 	int err = dir ? resolve(r, dir, RES_FOLLOW, &n) :
 			fd_loc(b, r->caller.root, &root, &buf);
 	if (dir && !err)
 		root = n.at;
 	if (!err && root.file)
 		err = -ENOTDIR;
-	if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
-		int fd = err;
-		err = text_done(f, fd, pass,
-				render_tree(b->ns, root, false, f));
-	}
+	if (!err && !(err = text_open(&t)))
+		err = text_done(r, &t, pass, render_tree(b->ns, root, false,
+							 t.f));
 	named_free(&n);
 	free(buf);
 	return err;
@@ -97,7 +70,7 @@ int show_graph(struct request *r, int *pass)
 	unsigned n = HASH_COUNT(b->jails), i = 0;
 	struct view *v = calloc(n + 1, sizeof *v);
 	char **bufs = calloc(n + 1, sizeof *bufs);
-	FILE *f;
+	struct text t;
 	int err = v && bufs ? 0 : -ENOMEM;
 	for (struct jail *j = b->jails; !err && j; j = j->hh.next, i++) {
 		int fd = open(j->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -109,11 +82,9 @@ int show_graph(struct request *r, int *pass)
 		if (fd >= 0)
 			close(fd);
 	}
-	if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
-		int fd = err;
-		err = text_done(f, fd, pass,
-				render_graph(&b->g, b->ns, v, i, f));
-	}
+	if (!err && !(err = text_open(&t)))
+		err = text_done(r, &t, pass, render_graph(&b->g, b->ns, v, i,
+							  t.f));
 	for (unsigned k = 0; bufs && k < n; k++)
 		free(bufs[k]);
 	free(bufs);
@@ -132,17 +103,15 @@ int show_table(struct request *r, const char *which, int *pass)
 	bool info = which && strcmp(which, "mountinfo") == 0;
 	struct loc root;
 	char *buf = NULL;
-	FILE *f;
+	struct text t;
 	if (!info && (!which || strcmp(which, "mounts") != 0))
 		return -EINVAL;
 	int err = fd_loc(b, r->caller.root, &root, &buf);
 	if (!err && b->tab)        /* live: read fresh, polled (fusetab.c) */
 		err = fusetab_open(b, root, info, pass);
-	else if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
-		int fd = err;
-		err = text_done(f, fd, pass, (info ? render_mountinfo :
-			render_mounts)(&b->g, b->ns, root, f));
-	}
+	else if (!err && !(err = text_open(&t)))
+		err = text_done(r, &t, pass, (info ? render_mountinfo :
+			render_mounts)(&b->g, b->ns, root, t.f));
 	free(buf);
 	return err;
 }
