@@ -218,7 +218,8 @@ int policy_serve(struct request *r, uint16_t op, uint64_t arg,
 struct pollfd;
 void fusetab_clean(const char *state_dir);
 void fusetab_start(struct broker *b);
-int fusetab_open(struct broker *b, struct loc root, bool info, int *pass);
+int fusetab_open(struct broker *b, struct loc root, bool info, uid_t uid,
+		 int *pass);
 void fusetab_changed(struct broker *b);
 size_t tab_loop_fds(struct broker *b, struct pollfd *p);
 void follow_drift(struct broker *b);

@@ -30,6 +30,7 @@ struct tabfile {               /* one open table */
 	char *dir;             /* Linux does: a mount (by seq) and a */
 	bool file_root;        /* directory of it */
 	bool info;             /* mountinfo, else the /proc/mounts format */
+	uid_t uid;             /* of the caller it was opened for */
 	uint64_t seen;         /* the event last reported (mounts_poll's
 				  m->poll_event), the one of its open at first */
 	uint64_t kh;           /* the kernel's poll handle, 0 until polled */

@@ -108,7 +108,7 @@ int show_table(struct request *r, const char *which, int *pass)
 		return -EINVAL;
 	int err = fd_loc(b, r->caller.root, &root, &buf);
 	if (!err && b->tab)        /* live: read fresh, polled (fusetab.c) */
-		err = fusetab_open(b, root, info, pass);
+		err = fusetab_open(b, root, info, r->caller.uid, pass);
 	else if (!err && !(err = text_open(&t)))
 		err = text_done(r, &t, pass, (info ? render_mountinfo :
 			render_mounts)(&b->g, b->ns, root, t.f));

@@ -15,20 +15,41 @@
 #include "fusetab.h"
 #include "fuse_abi.h"
 
+enum { TABLES_MAX = 256 };      /* open at once for one uid */
+
+/* How many tables uid holds open: each holds its rendering in the
+ * broker's memory until its last descriptor closes (FUSE_RELEASE). */
+static unsigned held_by(struct fusetab *t, uid_t uid)
+{
+	unsigned n = 0;
+	pthread_mutex_lock(&t->lock);
+	for (struct tabfile *f = t->files; f; f = f->hh.next)
+		n += f->uid == uid;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
 /* A descriptor of the table for root, opened on the broker's filesystem:
  * the FUSE thread's OPEN takes the announced tabfile (fusetab.c do_open).
  * The root is kept as the graph's mount and directory, not as a
  * descriptor: one held by the broker would make the kernel refuse its own
- * umount of that mount (EBUSY). */
-int fusetab_open(struct broker *b, struct loc root, bool info, int *pass)
+ * umount of that mount (EBUSY).  One uid holds at most TABLES_MAX. */
+int fusetab_open(struct broker *b, struct loc root, bool info, uid_t uid,
+		 int *pass)
 {
 	struct fusetab *t = b->tab;
-	struct tabfile *f = calloc(1, sizeof *f);
+	struct tabfile *f;
 	int fd, err;
-	if (!f || !(f->dir = strdup(root.dir))) {
+	if (held_by(t, uid) >= TABLES_MAX) {
+		log_msg(LOG_WARNING, "uid %u holds %d mount tables open: no "
+			"more until it closes some", (unsigned)uid, TABLES_MAX);
+		return -EMFILE;
+	}
+	if (!(f = calloc(1, sizeof *f)) || !(f->dir = strdup(root.dir))) {
 		tabfile_free(f);
 		return -ENOMEM;
 	}
+	f->uid = uid;
 	f->seq = root.m->seq;
 	f->file_root = root.file;
 	f->info = info;

@@ -5,7 +5,8 @@
 # an unprivileged caller holding 63 of them filled a 256 KiB one, and then
 # no request could save its state and every jail's table read failed.  Now
 # a reply is a sealed memfd (reply.c), and one uid holds a limited number
-# of them at once.
+# of them at once; so with FUSE (tabserve.c), whose tables never were
+# files of the state directory but held a rendering each in memory.
 
 load ../lib/broker
 
@@ -40,7 +41,9 @@ used() {
 
 # nobody, through the shim, opens the mount table N times and holds every
 # descriptor: "memfd M" says how many are the broker's replies (memfds,
-# or under legacy-sim, which has no memfd_create, files of /dev/shm); it
+# or under legacy-sim, which has no memfd_create, files of /dev/shm;
+# with FUSE, files of its filesystem, mounted out of sight), not the
+# kernel's own table, which the shim opens when the broker refuses; it
 # lets go when release() writes the fifo.
 holder() {
 	legacy env LD_PRELOAD="$SHIM" setpriv --reuid=65534 --regid=65534 \
@@ -52,7 +55,7 @@ holder() {
 		n=0
 		for f in /proc/$$/fd/*; do
 			case $(readlink "$f") in   # memfd, or a legacy kernel
-			/memfd:* | /dev/shm/*) n=$((n + 1)) ;;
+			/memfd:* | /dev/shm/* | /mountinfo) n=$((n + 1)) ;;
 			esac
 		done
 		echo "memfd $n"
@@ -100,6 +103,23 @@ held() {
 	"$SHARECTL" tree >/dev/null
 	"$SHARECTL" graph >/dev/null
 	[ "$(used)" = "$before" ]
+	release
+	wait "$BG"
+}
+
+@test "with FUSE, an unprivileged caller holds a limited number of live mount tables" {
+	broker_restart --log "$BATS_TEST_TMPDIR/sharebrokerd.log"
+	before=$(used)
+	background holder 400
+	n=$(held 0)
+	[ "$n" -gt 0 ]
+	[ "$n" -lt 400 ]
+	[ "$(used)" = "$before" ]
+	shimmed cat /proc/self/mountinfo | grep -q " $S "   # root's still work
+	release
+	wait "$BG"
+	background holder 1
+	[ "$(held 1)" = 1 ]
 	release
 	wait "$BG"
 }
