@@ -177,8 +177,11 @@ int intent_begin(struct broker *b);
 void intent_step(struct broker *b, const struct step *s, char what,
 		 const struct handle *h);
 void intent_end(struct broker *b);
-int intent_put(struct broker *b, int fd, const char *text, size_t len);
+
+/* fault.c */
+int save_put(int fd, const char *text, size_t len);
 void fault_init(void);
+void fault_arm(void);
 void fault_step(void);
 
 /* recover.c */

@@ -25,7 +25,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,88 +35,6 @@
 #include "broker.h"
 
 enum { SLOT = 32 };            /* width of a progress slot */
-
-static struct {
-	char kind;             /* 't': after step k, 's': during save k,
-				  'f': save k fails */
-	unsigned k, n;
-	char *file;
-} fault;
-
-static void fault_parse(const char *spec)
-{
-	unsigned k;
-	fault.kind = 0;
-	fault.n = 0;
-	if (sscanf(spec, "step:%u", &k) == 1)
-		fault.kind = 't';
-	else if (sscanf(spec, "save:%u", &k) == 1)
-		fault.kind = 's';
-	else if (sscanf(spec, "fail:%u", &k) == 1)
-		fault.kind = 'f';
-	fault.k = k;
-}
-
-void fault_init(void)
-{
-	const char *spec = getenv("LIBSHARE_FAULT");
-	if (!spec)
-		return;
-	if (strncmp(spec, "file:", 5) == 0)
-		fault.file = strdup(spec + 5);
-	else
-		fault_parse(spec);
-	log_msg(LOG_WARNING, "fault injection: %s", spec);
-	unsetenv("LIBSHARE_FAULT");  /* the broker's alone, not its children's */
-}
-
-static void fault_arm(void)
-{
-	char spec[64];
-	FILE *f = fault.file ? fopen(fault.file, "re") : NULL;
-	if (!f)
-		return;
-	if (fgets(spec, sizeof spec, f))
-		fault_parse(spec);
-	fclose(f);
-	unlink(fault.file);
-}
-
-static void die_now(const char *where)
-{
-	log_msg(LOG_WARNING, "fault injection: killed %s", where);
-	kill(getpid(), SIGKILL);
-	_exit(137);
-}
-
-void fault_step(void)
-{
-	if (fault.kind == 't' && ++fault.n == fault.k)
-		die_now("after a step");
-}
-
-/* All of text at fd's offset, or the errno (ENOSPC, EIO...). */
-int intent_put(struct broker *b, int fd, const char *text, size_t len)
-{
-	(void)b;
-	if (fault.kind == 'f' && len && ++fault.n == fault.k)
-		return -ENOSPC;
-	if (fault.kind == 's' && len && ++fault.n == fault.k) {
-		if (write(fd, text, len / 2) < 0)
-			_exit(137);
-		die_now("in a save");
-	}
-	while (len) {
-		ssize_t n = write(fd, text, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		text += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* Where a moved mount is when step i runs: where an earlier step of the
  * plan took it, else where the kernel has it now. */
@@ -235,7 +152,7 @@ int intent_begin(struct broker *b)
 		err = err ?: -ENOMEM;
 	if (!err && (ftruncate(in->fd, 0) < 0 || lseek(in->fd, 0, SEEK_SET) < 0))
 		err = -errno;
-	if (!err && (err = intent_put(b, in->fd, text, len)))
+	if (!err && (err = save_put(in->fd, text, len)))
 		intent_end(b);         /* a half record: nothing to recover */
 	free(text);
 	if (err)

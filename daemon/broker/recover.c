@@ -357,6 +357,8 @@ int intent_recover(struct broker *b)
 	char *path;
 	fault_init();
 	b->intent.fd = -1;
+	if (mkdir(b->state_dir, 0700) < 0 && errno != EEXIST)
+		return -errno;         /* statedir.c's check comes later */
 	if (asprintf(&path, "%s/intent", b->state_dir) < 0)
 		return -ENOMEM;
 	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -117,8 +117,8 @@ int state_write(struct broker *b, const char *body, size_t len)
 	if (fd < 0) {
 		err = -errno;
 	} else {
-		err = intent_put(b, fd, head, (size_t)n) ?:
-		      intent_put(b, fd, body, len);
+		err = save_put(fd, head, (size_t)n) ?:
+		      save_put(fd, body, len);
 		if (close(fd) < 0 && !err)
 			err = -errno;
 		if (!err && rename(tmp, path) < 0)

@@ -153,10 +153,6 @@ int statedir_prepare(struct broker *b)
 	if ((mkdir(b->stage, 0700) < 0 && errno != EEXIST) ||
 	    (mkdir(b->park, 0700) < 0 && errno != EEXIST))
 		return -errno;
-	int err = intent_recover(b);   /* before the sweep: it may need
-					  a park place */
-	if (err < 0)
-		return err;
 	sweep(b->stage);
 	sweep(b->park);
 	check_state(b);

@@ -1,0 +1,102 @@
+/* fault.c: fault injection for the crash tests (test/diff/fault-diff.sh,
+ * test/broker/broker-crash.bats), and the writes it strikes.
+ *
+ * LIBSHARE_FAULT, read once at start: step:K kills the broker (SIGKILL,
+ * as an administrator or the OOM killer would) right after the K-th plan
+ * step it carries out; save:K in the middle of its K-th write of the
+ * intent or the state (half of it written); fail:K makes that write fail
+ * with ENOSPC instead.  file:PATH reads such a spec from PATH when a plan
+ * starts (and removes PATH), counting from there: a test arms it for the
+ * one request it means.  Unset, every check is one comparison.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "broker.h"
+
+static struct {
+	char kind;             /* 't': after step k, 's': during save k,
+				  'f': save k fails */
+	unsigned k, n;
+	char *file;
+} fault;
+
+static void fault_parse(const char *spec)
+{
+	unsigned k;
+	fault.kind = 0;
+	fault.n = 0;
+	if (sscanf(spec, "step:%u", &k) == 1)
+		fault.kind = 't';
+	else if (sscanf(spec, "save:%u", &k) == 1)
+		fault.kind = 's';
+	else if (sscanf(spec, "fail:%u", &k) == 1)
+		fault.kind = 'f';
+	fault.k = k;
+}
+
+void fault_init(void)
+{
+	const char *spec = getenv("LIBSHARE_FAULT");
+	if (!spec)
+		return;
+	if (strncmp(spec, "file:", 5) == 0)
+		fault.file = strdup(spec + 5);
+	else
+		fault_parse(spec);
+	log_msg(LOG_WARNING, "fault injection: %s", spec);
+	unsetenv("LIBSHARE_FAULT");  /* the broker's alone, not its children's */
+}
+
+/* A plan starts: a spec waiting in the file takes effect. */
+void fault_arm(void)
+{
+	char spec[64];
+	FILE *f = fault.file ? fopen(fault.file, "re") : NULL;
+	if (!f)
+		return;
+	if (fgets(spec, sizeof spec, f))
+		fault_parse(spec);
+	fclose(f);
+	unlink(fault.file);
+}
+
+static void die_now(const char *where)
+{
+	log_msg(LOG_WARNING, "fault injection: killed %s", where);
+	kill(getpid(), SIGKILL);
+	_exit(137);
+}
+
+void fault_step(void)
+{
+	if (fault.kind == 't' && ++fault.n == fault.k)
+		die_now("after a step");
+}
+
+/* All of text at fd's offset, or the errno (ENOSPC, EIO...): a write of
+ * the intent or the state, where save faults strike. */
+int save_put(int fd, const char *text, size_t len)
+{
+	if (fault.kind == 'f' && len && ++fault.n == fault.k)
+		return -ENOSPC;
+	if (fault.kind == 's' && len && ++fault.n == fault.k) {
+		if (write(fd, text, len / 2) < 0)
+			_exit(137);
+		die_now("in a save");
+	}
+	while (len) {
+		ssize_t n = write(fd, text, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		text += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
