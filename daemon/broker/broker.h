@@ -200,7 +200,10 @@ int state_load(struct broker *b);
 int statedir_prepare(struct broker *b);
 void statedir_set_aside(const struct broker *b, const char *why);
 
-/* reply.c */
+/* reply.c, tabserve.c: what one unprivileged uid may hold at once; a
+ * privileged caller (CAP_SYS_ADMIN: it can mount anything anyway) is
+ * counted as REPLY_UNCOUNTED. */
+#define REPLY_UNCOUNTED ((uid_t)-1)
 int reply_text(uid_t uid, const char *text, size_t len, int *pass);
 
 /* show.c */

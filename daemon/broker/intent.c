@@ -54,11 +54,14 @@ static char *was_of(struct broker *b, size_t i, char **to)
 static char *to_of(struct broker *b, const struct step *s)
 {
 	struct mount *m = mount_by_id(&b->g, s->mnt);
-	char *p = NULL;
-	if (s->kind == STEP_PARK && m &&
-	    asprintf(&p, "%s/%llu", b->park, (unsigned long long)m->seq) < 0)
-		p = NULL;
-	else if (s->kind == STEP_MOVE && m)
+	char *p = NULL, *park;
+	/* as the kernel's table will name it: no symlink, no ".." */
+	if (s->kind == STEP_PARK && m && (park = realpath(b->park, NULL))) {
+		if (asprintf(&p, "%s/%llu", park, (unsigned long long)m->seq) < 0)
+			p = NULL;
+		free(park);
+	}
+	if (s->kind == STEP_MOVE && m)
 		p = mount_path(m, mount_root(b->ns->root), NULL);
 	return p;
 }

@@ -176,9 +176,12 @@ static int open_kid(int kid, dev_t dev)
 static void remake(const struct broker *b, const char *place, int fd)
 {
 	struct stat st;
-	size_t n = strlen(b->park);
-	if (strncmp(place, b->park, n) || place[n] != '/' ||
-	    fstat(fd, &st) < 0)
+	char *park = realpath(b->park, NULL);
+	size_t n = park ? strlen(park) : 0;
+	bool ours = park && !strncmp(place, park, n) && place[n] == '/' &&
+		    !strchr(place + n + 1, '/');
+	free(park);
+	if (!ours || fstat(fd, &st) < 0)
 		return;
 	if (S_ISDIR(st.st_mode))
 		mkdir(place, 0700);

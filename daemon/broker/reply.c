@@ -5,12 +5,13 @@
  * unprivileged one in a jail too, could fill that filesystem by holding
  * replies open, and with it full no request could save its state
  * (issue 9 item 6).  Now it is a sealed memfd (a file of /dev/shm on
- * kernels without memfd_create: shared memory, not the state's), and each caller's uid may hold at most
- * REPLIES_MAX of them at once: an inotify watch on each tells the broker
- * when the last descriptor of one is closed (the kernel reports the close
- * of a description when its last reference goes, the caller's included).
- * The broker reads those events when it makes the next reply: no loop of
- * its own.
+ * kernels without memfd_create: shared memory, not the state's), and an
+ * unprivileged caller's uid may hold at most REPLIES_MAX of them at once
+ * (a privileged caller can mount what it likes anyway).  An inotify watch
+ * on each tells the broker when the last descriptor of one is closed (the
+ * kernel reports the close of a description when its last reference
+ * goes, the caller's included).  The broker reads those events when it
+ * makes the next reply: no loop of its own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -107,7 +108,8 @@ int reply_text(uid_t uid, const char *text, size_t len, int *pass)
 	if (ino < 0)
 		ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	drain();
-	if ((c = count_of(uid, false)) && c->n >= REPLIES_MAX) {
+	if (uid != REPLY_UNCOUNTED && (c = count_of(uid, false)) &&
+	    c->n >= REPLIES_MAX) {
 		log_msg(LOG_WARNING, "uid %u holds %u replies: no more until it "
 			"closes some", (unsigned)uid, c->n);
 		return -EMFILE;
@@ -127,13 +129,14 @@ int reply_text(uid_t uid, const char *text, size_t len, int *pass)
 	      F_SEAL_SEAL);
 	if (!err && (*pass = open(proc, O_RDONLY | O_CLOEXEC)) < 0)
 		err = -errno;
-	if (!err && ino >= 0 && (c = count_of(uid, true)) &&
+	if (!err && uid != REPLY_UNCOUNTED && ino >= 0 &&
+	    (c = count_of(uid, true)) &&
 	    (h = calloc(1, sizeof *h)) &&
 	    (h->wd = inotify_add_watch(ino, proc, IN_CLOSE_NOWRITE)) >= 0) {
 		h->uid = uid;
 		HASH_ADD_INT(helds, wd, h);
 		c->n++;
-	} else if (!err) {         /* uncounted: better than no answer */
+	} else if (!err && uid != REPLY_UNCOUNTED) {  /* better than none */
 		free(h);
 		log_msg(LOG_DEBUG, "reply of uid %u uncounted", (unsigned)uid);
 	}

@@ -28,12 +28,17 @@ static int text_open(struct text *t)
 
 /* The text is written (wrote: the renderer's 0 or -errno); *pass gets a
  * read-only descriptor of it, of memory that is not the state
- * directory's and counts against the caller (reply.c). */
+ * directory's and counts against an unprivileged caller (reply.c). */
+static uid_t counted(const struct request *r)
+{
+	return r->caller.cap_admin ? REPLY_UNCOUNTED : r->caller.uid;
+}
+
 static int text_done(struct request *r, struct text *t, int *pass, int wrote)
 {
 	int err = fclose(t->f) == 0 ? wrote : -ENOMEM;
 	if (!err)
-		err = reply_text(r->caller.uid, t->buf, t->len, pass);
+		err = reply_text(counted(r), t->buf, t->len, pass);
 	free(t->buf);
 	return err;
 }
@@ -108,7 +113,7 @@ int show_table(struct request *r, const char *which, int *pass)
 		return -EINVAL;
 	int err = fd_loc(b, r->caller.root, &root, &buf);
 	if (!err && b->tab)        /* live: read fresh, polled (fusetab.c) */
-		err = fusetab_open(b, root, info, r->caller.uid, pass);
+		err = fusetab_open(b, root, info, counted(r), pass);
 	else if (!err && !(err = text_open(&t)))
 		err = text_done(r, &t, pass, (info ? render_mountinfo :
 			render_mounts)(&b->g, b->ns, root, t.f));

@@ -33,14 +33,15 @@ static unsigned held_by(struct fusetab *t, uid_t uid)
  * the FUSE thread's OPEN takes the announced tabfile (fusetab.c do_open).
  * The root is kept as the graph's mount and directory, not as a
  * descriptor: one held by the broker would make the kernel refuse its own
- * umount of that mount (EBUSY).  One uid holds at most TABLES_MAX. */
+ * umount of that mount (EBUSY).  One unprivileged uid holds at most
+ * TABLES_MAX. */
 int fusetab_open(struct broker *b, struct loc root, bool info, uid_t uid,
 		 int *pass)
 {
 	struct fusetab *t = b->tab;
 	struct tabfile *f;
 	int fd, err;
-	if (held_by(t, uid) >= TABLES_MAX) {
+	if (uid != REPLY_UNCOUNTED && held_by(t, uid) >= TABLES_MAX) {
 		log_msg(LOG_WARNING, "uid %u holds %d mount tables open: no "
 			"more until it closes some", (unsigned)uid, TABLES_MAX);
 		return -EMFILE;
