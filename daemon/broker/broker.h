@@ -113,9 +113,20 @@ struct broker {
 char *fd_path(int fd);         /* where it is now, malloc'ed */
 int fd_mnt_id(int fd);         /* the kernel's id of its mount */
 int fdinfo_mnt_id(const char *fdinfo);
+struct stat;
+int fd_stat(int fd, struct stat *st); /* fstat from the cache: never
+					 blocks on a stalled server */
 enum { FD_SPARE = 64 };        /* descriptors kept for serving requests */
 void fd_raise_limit(void);
 int fd_room(void);             /* handles take descriptors below this */
+
+/* slow.c: lookups in filesystems whose server may never answer */
+bool fs_may_stall(const struct fs *fs);
+int slow_openat(int dir, const char *name); /* O_PATH|O_NOFOLLOW; or
+					       -EINPROGRESS: park */
+int slow_wake_fd(void);        /* readable when a lookup has ended */
+void slow_retrying(bool on);   /* parked requests are served again */
+void slow_forget(void);        /* none is parked: forget the answers */
 
 /* handle.c */
 int handle_add(struct broker *b, struct mount *m, int fd);

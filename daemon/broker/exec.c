@@ -67,7 +67,7 @@ static int open_loc(struct request *r, struct mount *m, const char *dir,
 		struct stat st;
 		close(cur);
 		cur = fd;
-		if (fd < 0 || fstat(fd, &st) < 0)
+		if (fd < 0 || fd_stat(fd, &st) < 0)
 			err = -errno;
 		else if (S_ISLNK(st.st_mode))
 			err = -ELOOP;  /* swapped in since the lookup */

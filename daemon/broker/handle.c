@@ -61,7 +61,7 @@ int handle_add(struct broker *b, struct mount *m, int fd)
 	int kid = fd_mnt_id(fd);
 	if (kid < 0)
 		return kid;
-	return fstat(fd, &st) < 0 ? -errno : handle_put(b, m, fd, kid, st.st_dev);
+	return fd_stat(fd, &st) < 0 ? -errno : handle_put(b, m, fd, kid, st.st_dev);
 }
 
 struct handle *handle_of(const struct broker *b, const struct mount *m)

@@ -86,6 +86,7 @@ static int serve_status(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
 		     struct answer *a)
 {
 	(void)arg, (void)f;
+	count_jails(r->b);     /* the jails alive now, as sharectl jails */
 	return say(a, "sharebrokerd %d: %u mounts, %u jails\n", (int)getpid(),
 		   r->b->ns->count, HASH_COUNT(r->b->jails));
 }

@@ -85,7 +85,7 @@ static int mount_new(struct request *r, const struct caller *c, struct loc at,
 	int err = stage_new(r, source, type, ms, data);
 	if (err)
 		return err;
-	if (fstat(r->staged, &st) < 0) {
+	if (fd_stat(r->staged, &st) < 0) {
 		err = -errno;
 		unstage(r);
 		return err;
@@ -249,8 +249,8 @@ int call_pivot_root(struct request *r, const char *new_root,
 	    (err = named_top(b, &old)) ||
 	    (err = caller_of(r, &c, &rootbuf)))
 		goto out;
-	*cwd_too = fstat(r->caller.cwd, &cw) == 0 &&
-		   fstat(r->caller.root, &rt) == 0 && cw.st_dev == rt.st_dev &&
+	*cwd_too = fd_stat(r->caller.cwd, &cw) == 0 &&
+		   fd_stat(r->caller.root, &rt) == 0 && cw.st_dev == rt.st_dev &&
 		   cw.st_ino == rt.st_ino &&
 		   fd_mnt_id(r->caller.cwd) == fd_mnt_id(r->caller.root);
 	struct mount *nm = new.at.m;

@@ -20,11 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 #include "broker.h"
 
-#define PROC_MAGIC 0x9fa0
 #define MAXLINKS 40            /* the kernel's MAXSYMLINKS */
 #define PATHMAX 4096
 
@@ -44,7 +42,7 @@ static int may_search(const struct peer *p, int dir)
 	struct stat st;
 	if (p->cap_search)
 		return 0;
-	if (fstat(dir, &st) < 0)
+	if (fd_stat(dir, &st) < 0)
 		return -errno;
 	mode_t bit = st.st_uid == p->uid ? S_IXUSR :
 		     in_group(p, st.st_gid) ? S_IXGRP : S_IXOTH;
@@ -55,7 +53,7 @@ static int may_search(const struct peer *p, int dir)
 static bool same_place(int a, int b)
 {
 	struct stat sa, sb;
-	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
+	return fd_stat(a, &sa) == 0 && fd_stat(b, &sb) == 0 &&
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino &&
 	       fd_mnt_id(a) == fd_mnt_id(b);
 }
@@ -66,25 +64,30 @@ static void replace(int *cur, int fd)
 	*cur = fd;
 }
 
+/* Whether m is a procfs mount, by the type the kernel gave it: fstatfs
+ * would ask the filesystem, and one whose server hangs (FUSE, NFS) would
+ * never answer. */
+static bool on_proc(const struct mount *m)
+{
+	return m && m->fs && m->fs->type && strcmp(m->fs->type, "proc") == 0;
+}
+
 /* Whether name, a symlink in directory dir, is one of procfs's magic
  * links (fd/N, cwd, root, exe...): a jump to wherever the kernel has the
  * object, with no text to expand.  self and thread-self, in procfs's root,
  * are plain links (link_text()). */
-static bool magic(int dir)
+static bool magic(const struct mount *m, int dir)
 {
-	struct statfs sf;
 	struct stat st;
-	return fstatfs(dir, &sf) == 0 && sf.f_type == PROC_MAGIC &&
-	       fstat(dir, &st) == 0 && st.st_ino != 1;
+	return on_proc(m) && fd_stat(dir, &st) == 0 && st.st_ino != 1;
 }
 
 /* A symlink's text, for the caller: procfs's self and thread-self name
  * the caller, not the broker. */
-static int link_text(const struct peer *p, int dir, int fd, const char *name,
-		     char *buf, size_t size)
+static int link_text(const struct peer *p, const struct mount *m, int fd,
+		     const char *name, char *buf, size_t size)
 {
-	struct statfs sf;
-	if (fstatfs(dir, &sf) == 0 && sf.f_type == PROC_MAGIC) {
+	if (on_proc(m)) {
 		if (strcmp(name, "self") == 0)
 			return snprintf(buf, size, "%d", (int)p->pid);
 		if (strcmp(name, "thread-self") == 0)
@@ -209,9 +212,9 @@ static int follow_magic(struct walk *w, const char *name)
 static int follow(struct walk *w, int fd, const char *name)
 {
 	char text[PATHMAX + 1], *rest;
-	if (magic(w->cur))
+	if (magic(w->m, w->cur))
 		return follow_magic(w, name);
-	int n = link_text(w->p, w->cur, fd, name, text, sizeof text);
+	int n = link_text(w->p, w->m, fd, name, text, sizeof text);
 	if (n < 0)
 		return n;
 	if (++w->links > MAXLINKS)
@@ -233,6 +236,17 @@ static int follow(struct walk *w, int fd, const char *name)
 	return 0;
 }
 
+/* name in cur, not followed: a descriptor or -errno.  In a filesystem
+ * whose server may hang, the lookup is slow.c's (-EINPROGRESS: the
+ * request waits aside). */
+static int lookup(const struct walk *w, const char *name)
+{
+	if (fs_may_stall(w->m->fs))
+		return slow_openat(w->cur, name);
+	int fd = openat(w->cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 /* One name of the walk; *last when nothing but slashes follows it. */
 static int step(struct walk *w, const char *name, bool last, bool slash,
 		int how)
@@ -251,11 +265,11 @@ static int step(struct walk *w, const char *name, bool last, bool slash,
 	int err = may_search(w->p, w->cur);
 	if (err)
 		return err;
-	int fd = openat(w->cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int fd = lookup(w, name);
 	struct stat st;
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
+		return fd;
+	if (fd_stat(fd, &st) < 0) {
 		err = -errno;
 	} else if (S_ISLNK(st.st_mode) && (!last || slash || how == RES_FOLLOW)) {
 		err = follow(w, fd, name);
@@ -313,7 +327,7 @@ static int walk(struct request *r, const char *path, int how,
 		err = step(&w, name, !*after, slash, how);
 	}
 	free(w.rest);
-	if (!err && fstat(w.cur, &st) < 0)
+	if (!err && fd_stat(w.cur, &st) < 0)
 		err = -errno;
 	if (err) {
 		if (w.cur >= 0)
@@ -340,7 +354,7 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 	char *path = fd_path(fd), *top = h ? fd_path(h->fd) : NULL;
 	int err = -EIO;
 	size_t t = top ? strlen(top) : 0;
-	if (!path || fstat(fd, &st) < 0) {
+	if (!path || fd_stat(fd, &st) < 0) {
 		err = -errno;
 	} else if (!top) {
 		log_msg(LOG_WARNING, "%s: on a mount the broker does not know", path);

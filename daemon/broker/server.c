@@ -79,40 +79,40 @@ static int fields(const struct ls_req_view *q, char *f[LS_NFIELDS])
 	return 0;
 }
 
-/* One request on a connection that has one to read.  The credentials are
- * those of the process that connected, read at accept. */
-static void serve(struct broker *b, int fd, const struct ucred *cred)
+/* One request, read from fd: answered, or -EINPROGRESS when a lookup in
+ * a stalled filesystem keeps it waiting (slow.c): then nothing is
+ * answered and nothing was done, and it is served again from the start
+ * once the lookup ends.  The credentials are those of the process that
+ * connected, read at accept. */
+static int handle(struct broker *b, int fd, const struct ucred *cred,
+		  const char *msg, size_t n)
 {
-	char *msg = malloc(LS_REQUEST_MAX + 1);
 	struct request r = { .b = b, .staged = -1,
 			     .caller = { .root = -1, .cwd = -1 } };
 	struct answer a = { .pass = -1 };
 	struct ls_req_view q;
 	char *f[LS_NFIELDS] = { 0 };
-	ssize_t n = msg ? recv(fd, msg, LS_REQUEST_MAX + 1,
-			       MSG_TRUNC | MSG_DONTWAIT) : -1;
-	if (n <= 0) {
-		free(msg);             /* gone before it asked */
-		return;
-	}
-	if (ls_req_decode(msg, (size_t)n, &q) < 0 || fields(&q, f) < 0) {
-		log_msg(LOG_WARNING, "pid %d: malformed request (%zd bytes)",
+	int err = 0;
+	if (ls_req_decode(msg, n, &q) < 0 || fields(&q, f) < 0) {
+		log_msg(LOG_WARNING, "pid %d: malformed request (%zu bytes)",
 			(int)cred->pid, n);
 		reply(fd, LS_OP_NONE, EINVAL, NULL, 0, -1);
 	} else {
-		int err = peer_identify(&r.caller, fd, cred, (pid_t)q.tid,
-					q.fd1);
+		err = peer_identify(&r.caller, fd, cred, (pid_t)q.tid, q.fd1);
 		if (!err)
 			err = mntns_check(q.op, cred->pid);
 		if (!err)
 			err = policy_serve(&r, q.op, q.arg, f, &a);
-		log_request(q.op, cred->pid, r.caller.root, err);
-		if (!reply(fd, q.op, err, a.text, a.ntext, a.pass))
-			log_msg(LOG_WARNING, "pid %d gave up waiting for its "
-				"%s, or died: %s", (int)cred->pid,
-				ls_op_name(q.op), err == -ESRCH ?
-				"it was gone before it was served, nothing done" :
-				err ? strerror(-err) : "it was done");
+		if (err != -EINPROGRESS) {
+			log_request(q.op, cred->pid, r.caller.root, err);
+			if (!reply(fd, q.op, err, a.text, a.ntext, a.pass))
+				log_msg(LOG_WARNING, "pid %d gave up waiting "
+					"for its %s, or died: %s",
+					(int)cred->pid, ls_op_name(q.op),
+					err == -ESRCH ? "it was gone before "
+					"it was served, nothing done" : err ?
+					strerror(-err) : "it was done");
+		}
 		peer_close(&r.caller);
 	}
 	if (a.pass >= 0)
@@ -121,24 +121,43 @@ static void serve(struct broker *b, int fd, const struct ucred *cred)
 	free(r.busy_kids);
 	for (int i = 0; i < LS_NFIELDS; i++)
 		free(f[i]);
-	free(msg);
+	return err == -EINPROGRESS ? err : 0;
+}
+
+/* The request waiting on fd, read; NULL when the caller went first. */
+static char *take_request(int fd, size_t *n)
+{
+	char *msg = malloc(LS_REQUEST_MAX + 1);
+	ssize_t got = msg ? recv(fd, msg, LS_REQUEST_MAX + 1,
+				 MSG_TRUNC | MSG_DONTWAIT) : -1;
+	if (got <= 0) {
+		free(msg);
+		return NULL;
+	}
+	*n = (size_t)got;
+	return msg;
 }
 
 /* Connections that have not sent their request yet.  They wait in poll(),
  * never in the broker's way: a client that sends nothing holds only its
  * own slot, for at most IDLE seconds, and the oldest one gives way when
- * all MAXCLIENTS slots are taken. */
-enum { MAXCLIENTS = 128, IDLE = 10 };
+ * all MAXCLIENTS slots are taken.  Requests parked on a stalled
+ * filesystem (slow.c) keep their connection and message; MAXPARKED of
+ * them, then the next gets EAGAIN. */
+enum { MAXCLIENTS = 128, IDLE = 10, MAXPARKED = 64 };
 
 struct client {
 	int fd;
 	struct ucred cred;
 	time_t since;
+	char *msg;             /* a parked request */
+	size_t n;
 };
 
 static void drop(struct client *c, size_t *n, size_t i)
 {
 	close(c[i].fd);
+	free(c[i].msg);
 	c[i] = c[--*n];
 }
 
@@ -155,8 +174,7 @@ static void take(int lfd, struct client *c, size_t *n)
 				oldest = i;
 		drop(c, n, oldest);
 	}
-	c[*n].fd = fd;
-	c[*n].since = time(NULL);
+	c[*n] = (struct client){ .fd = fd, .since = time(NULL) };
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c[*n].cred, &cl) < 0) {
 		close(fd);
 		return;
@@ -164,31 +182,83 @@ static void take(int lfd, struct client *c, size_t *n)
 	++*n;
 }
 
+/* A connection with a request to read: served, or parked. */
+static void serve(struct broker *b, struct client *c, size_t *n, size_t i,
+		  struct client *park, size_t *np)
+{
+	struct client *cl = &c[i];
+	if ((cl->msg = take_request(cl->fd, &cl->n)) &&
+	    handle(b, cl->fd, &cl->cred, cl->msg, cl->n) == -EINPROGRESS) {
+		if (*np < MAXPARKED) {
+			park[(*np)++] = *cl;
+			c[i] = c[--*n];
+			return;
+		}
+		log_msg(LOG_WARNING, "pid %d: %d requests already wait for "
+			"stalled filesystems: EAGAIN", (int)cl->cred.pid,
+			MAXPARKED);
+		reply(cl->fd, LS_OP_NONE, EAGAIN, NULL, 0, -1);
+	}
+	drop(c, n, i);
+}
+
+/* A lookup ended: the parked requests are served again; those gone are
+ * dropped. */
+static void unpark(struct broker *b, struct client *park, size_t *np,
+		   const struct pollfd *p, bool woken)
+{
+	if (woken)
+		slow_retrying(true);
+	for (size_t i = *np; i-- > 0; ) {
+		struct client *cl = &park[i];
+		if (p[i].revents & (POLLHUP | POLLERR)) {
+			log_msg(LOG_WARNING, "pid %d gave up waiting for a "
+				"stalled filesystem, or died: nothing done",
+				(int)cl->cred.pid);
+			drop(park, np, i);
+		} else if (woken && handle(b, cl->fd, &cl->cred, cl->msg,
+					   cl->n) != -EINPROGRESS) {
+			drop(park, np, i);
+		}
+	}
+	if (woken)
+		slow_retrying(false);
+	if (*np == 0)
+		slow_forget();
+}
+
 void server_loop(struct broker *b)
 {
-	struct client c[MAXCLIENTS];
-	struct pollfd p[MAXCLIENTS + 3];
-	size_t n = 0, k;
+	struct client c[MAXCLIENTS], park[MAXPARKED];
+	struct pollfd p[MAXCLIENTS + MAXPARKED + 4];
+	size_t n = 0, np = 0, k;
+	int wake = slow_wake_fd();
 	while (!b->stop) {
 		admin_tick(b);         /* SIGHUP, SIGUSR1: between requests */
 		p[0] = (struct pollfd){ .fd = b->listen_fd, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = wake, .events = POLLIN };
+		for (size_t i = 0; i < np; i++)
+			p[i + 2] = (struct pollfd){ .fd = park[i].fd };
 		for (size_t i = 0; i < n; i++)
-			p[i + 1] = (struct pollfd){ .fd = c[i].fd, .events = POLLIN };
-		k = tab_loop_fds(b, p + n + 1);
-		if (poll(p, n + 1 + k, 1000) < 0)
+			p[np + 2 + i] = (struct pollfd){ .fd = c[i].fd,
+							 .events = POLLIN };
+		size_t at = np + 2;    /* where the clients are in p */
+		k = tab_loop_fds(b, p + at + n);
+		if (poll(p, at + n + k, 1000) < 0)
 			continue;      /* EINTR: a signal, maybe SIGTERM */
-		tab_loop_events(b, p + n + 1, k);
+		tab_loop_events(b, p + at + n, k);
+		unpark(b, park, &np, p + 2, p[1].revents & POLLIN);
 		time_t now = time(NULL);
 		for (size_t i = n; i-- > 0; )   /* back to front: drop() swaps */
-			if (p[i + 1].revents) {
-				serve(b, c[i].fd, &c[i].cred);
+			if (p[at + i].revents)
+				serve(b, c, &n, i, park, &np);
+			else if (now - c[i].since > IDLE)
 				drop(c, &n, i);
-			} else if (now - c[i].since > IDLE) {
-				drop(c, &n, i);
-			}
 		if (p[0].revents & POLLIN)
 			take(b->listen_fd, c, &n);
 	}
 	while (n > 0)
 		drop(c, &n, 0);
+	while (np > 0)
+		drop(park, &np, 0);
 }
