@@ -125,19 +125,20 @@ static bool must_keep(int fd)
 {
 	char link[64], path[PATH_MAX];
 	proc_fd(link, "/proc/self/fdinfo/", fd);
-	long id = proc_field(link, "mnt_id:", 10);
+	long id = proc_field(link, "mnt_id:", 10), top_id = -1;
 	proc_fd(link, "/proc/self/fd/", fd);
 	ssize_t n = readlink(link, path, sizeof path - 1);
-	if (id < 0 || n <= 0 || path[0] != '/' || !in_table(id))
+	if (id < 0 || n <= 0 || path[0] != '/')
 		return false;
 	path[n] = '\0';
 	int top = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (top < 0)
-		return true;
-	proc_fd(link, "/proc/self/fdinfo/", top);
-	bool covered = proc_field(link, "mnt_id:", 10) != id;
-	close(top);
-	return covered;
+	if (top >= 0) {
+		proc_fd(link, "/proc/self/fdinfo/", top);
+		top_id = proc_field(link, "mnt_id:", 10);
+		close(top);
+	}
+	/* the table is read only for the few that are covered */
+	return top_id != id && in_table(id);
 }
 
 /* The broker is gone: all but the covered mounts go, the lock last (the

@@ -303,6 +303,22 @@ int refresh_paths(struct broker *b)
 	return changed;
 }
 
+/* The graph's creation order is the table's, not the order in which
+ * build() could attach the mounts (a parent first). */
+static int keep_order(struct broker *b, struct entry *v, size_t n)
+{
+	struct mount **m = malloc((n ? n : 1) * sizeof *m);
+	if (!m)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		m[i] = v[i].m;
+	int err = graph_reorder(&b->g, m, n);
+	if (!err)
+		handle_rekey(b);       /* the handles are keyed by seq */
+	free(m);
+	return err;
+}
+
 int import_table(struct broker *b, const char *mountinfo)
 {
 	fd_raise_limit();
@@ -333,6 +349,8 @@ int import_table(struct broker *b, const char *mountinfo)
 	}
 	if (!err)
 		err = build(b, v, n);
+	if (!err)
+		err = keep_order(b, v, n);
 	free_lines(lines, n);
 	free(v);
 	return err;

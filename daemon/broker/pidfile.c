@@ -72,11 +72,11 @@ bool pid_gone(pid_t pid)
 }
 
 /* The lock of a broker that died is still held by its holder (holder.c)
- * until it has closed all but its covered mounts, a moment later: wait
- * for it, 5 s at most, rather than refuse. */
+ * until it has closed all but its covered mounts, a moment later (a pass
+ * over its descriptors): wait for it, 30 s at most, rather than refuse. */
 static int lock_after(int fd, pid_t dead)
 {
-	for (int ms = 0; ms < 5000 && pid_gone(dead); ms++) {
+	for (int ms = 0; ms < 30000 && pid_gone(dead); ms++) {
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 			return 0;
 		usleep(1000);

@@ -73,16 +73,18 @@ int state_save(struct broker *b)
 		for (struct list *l = b->g.order.next; l != &b->g.order;
 		     l = l->next) {
 			struct mount *m = list_entry(l, struct mount, order);
-			if (m->stamp == seen || !handle_of(b, m) ||
-			    !(m->group || m->master || m->unbindable))
+			if (m->stamp == seen || m->master ||
+			    !(m->group || m->unbindable))
 				continue;
-			struct mount *p = m;
-			do {       /* the whole peer ring, in order */
+			/* its whole propagation tree, peer rings and slave
+			 * lists in order: state_load() appends in line
+			 * order, and the order of a slave list is the order
+			 * in which the copies of a propagation are made */
+			for (struct mount *p = m; p; p = propagation_next(p, m)) {
 				p->stamp = seen;
 				if (handle_of(b, p))
 					put_mount(b, f, p);
-				p = next_peer(p);
-			} while (p != m);
+			}
 		}
 		if (fclose(f) != 0 || rename(tmp, path) < 0)
 			err = -errno;

@@ -134,3 +134,30 @@ int graph_relocate(struct graph *g, struct mount *m, struct mount *parent,
 		err = mount_attach(g, m, parent, mp);
 	return quiet_end(g, check, err);
 }
+
+/* The creation order of the kernel, whose table lists mounts in it (6.8
+ * and later: by unique id), for the mounts just imported: v holds every
+ * mount of the graph in the kernel's order.  The import attaches a
+ * parent before its children, so a mount moved under a newer one came
+ * after it; later mounts are made in order and need no such help.
+ * Outside any plan; nothing to allocate, so nothing can fail but a v
+ * that is not the whole graph (-EINVAL, nothing changed). */
+int graph_reorder(struct graph *g, struct mount **v, size_t n)
+{
+	size_t live = 0;
+	for (struct list *l = g->order.next; l != &g->order; l = l->next)
+		live++;
+	if (g->planning || live != n)
+		return -EINVAL;
+	list_init(&g->order);
+	for (size_t i = 0; i < n; i++) {
+		struct list *l = &v[i]->order;
+		l->prev = g->order.prev;
+		l->next = &g->order;
+		g->order.prev->next = l;
+		g->order.prev = l;
+		v[i]->seq = i + 1;
+	}
+	g->seq = n;
+	return 0;
+}
