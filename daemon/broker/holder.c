@@ -141,9 +141,9 @@ static bool must_keep(int fd)
 	return top_id != id && in_table(id);
 }
 
-/* The broker is gone: all but the covered mounts go, the lock last (the
- * next broker waits for it, and then finds the socket free too).  How
- * many are kept. */
+/* The broker is gone: all but the covered mounts go, and the lock is
+ * left to the caller, to close last (the next broker waits for it, and
+ * then finds the socket free too).  How many are kept. */
 static int keep_covered(const struct holder *h)
 {
 	char buf[4096];
@@ -167,7 +167,6 @@ static int keep_covered(const struct holder *h)
 		}
 	if (dir >= 0)
 		close(dir);
-	close(h->lock_fd);
 	return kept;
 }
 
@@ -190,10 +189,14 @@ static int holder_main(void *arg)
 	prctl(PR_SET_PDEATHSIG, SIGUSR2);
 	while (getppid() == h->broker)     /* it may be dead already */
 		sigwait(&set, &sig);
-	if (keep_covered(h) == 0) {
+	int kept = keep_covered(h);
+	/* before the lock goes: the next broker, once it has the lock,
+	 * writes a pid file of its own holder that must stay */
+	if (!kept)
 		unlinkat(h->id_fd, HOLDER_PIDFILE, 0);
+	close(h->lock_fd);
+	if (!kept)
 		_exit(0);
-	}
 	for (;;)
 		pause();
 }
@@ -213,6 +216,21 @@ static int write_pidfile(const struct broker *b, const struct holder *h)
 		close(fd);
 	free(path);
 	return err;
+}
+
+/* The previous broker's holder ends: its mounts are ours now. */
+static void holder_retire(void)
+{
+	struct holder *h = &the_holder;
+	/* gone before the first request: its descriptors would make the
+	 * mounts it kept look busy (busy.c) */
+	if (h->old > 0 && kill(h->old, SIGKILL) == 0)
+		for (int i = 0; i < 5000 && !pid_gone(h->old); i++)
+			usleep(200);
+	free(h->v);
+	h->v = NULL;
+	h->n = 0;
+	h->old = 0;
 }
 
 int holder_spawn(struct broker *b, int lock_fd)
@@ -236,6 +254,7 @@ int holder_spawn(struct broker *b, int lock_fd)
 		log_msg(LOG_WARNING, "%s/" HOLDER_PIDFILE ": %s: the next "
 			"broker will not find covered mounts", b->state_dir,
 			strerror(-err));
+	holder_retire();
 	return 0;
 }
 
@@ -292,7 +311,7 @@ static pid_t find_old(const struct broker *b, int *id_fd)
 	return pid;
 }
 
-int holder_adopt(struct broker *b)
+void holder_adopt(struct broker *b)
 {
 	struct holder *h = &the_holder;
 	char path[PATH_MAX];
@@ -301,7 +320,7 @@ int holder_adopt(struct broker *b)
 	if ((h->old = find_old(b, &idfd)) == 0) {
 		log_msg(LOG_INFO, "no holder of a previous broker: mounts "
 			"covered now stay out of reach");
-		return 0;
+		return;
 	}
 	snprintf(path, sizeof path, "/proc/%d/fd", (int)h->old);
 	DIR *d = opendir(path);
@@ -318,9 +337,9 @@ int holder_adopt(struct broker *b)
 	}
 	if (d)
 		closedir(d);
-	log_msg(LOG_INFO, "holder %d of a previous broker keeps %zu "
-		"descriptors", (int)h->old, h->n);
-	return err;
+	log_msg(err ? LOG_WARNING : LOG_INFO, "holder %d of a previous broker "
+		"keeps %zu descriptors%s", (int)h->old, h->n,
+		err ? " (no memory to list them all)" : "");
 }
 
 /* Whether fd is on the root of its mount: what a handle must be (a
@@ -357,16 +376,3 @@ int holder_take(int kid, dev_t dev)
 	return -1;
 }
 
-void holder_retire(void)
-{
-	struct holder *h = &the_holder;
-	/* gone before the first request: its descriptors would make the
-	 * mounts it kept look busy (busy.c) */
-	if (h->old > 0 && kill(h->old, SIGKILL) == 0)
-		for (int i = 0; i < 5000 && !pid_gone(h->old); i++)
-			usleep(200);
-	free(h->v);
-	h->v = NULL;
-	h->n = 0;
-	h->old = 0;
-}

@@ -13,7 +13,8 @@ struct broker;
 
 /* Starts the broker's holder, sharing its descriptor table; lock_fd is
  * the state directory's lock, which it lets go last once the broker is
- * gone.  0 or -errno. */
+ * gone.  Then the previous broker's holder, if any, ends (holder_adopt():
+ * ours keeps what it kept now).  0 or -errno. */
 int holder_spawn(struct broker *b, int lock_fd);
 /* Ours, or 0: it shares our descriptors, which are no use of a mount. */
 pid_t holder_pid(void);
@@ -21,12 +22,10 @@ pid_t holder_pid(void);
 void holder_check(struct broker *b);
 
 /* Before the import: the previous broker's holder, if one is left, and
- * the mounts it keeps.  0 when there is none (said once in the log). */
-int holder_adopt(struct broker *b);
+ * the mounts it keeps (said in the log; out of memory, some of them). */
+void holder_adopt(struct broker *b);
 /* A new O_PATH descriptor on the root of mount kid (superblock dev) from
  * the previous holder, or -1. */
 int holder_take(int kid, dev_t dev);
-/* After the import: the previous holder ends (its mounts are ours now). */
-void holder_retire(void);
 
 #endif

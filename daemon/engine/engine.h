@@ -239,6 +239,10 @@ int graph_relocate(struct graph *g, struct mount *m, struct mount *parent,
 /* v: every mount of the graph, in the kernel's creation order (its
  * table's): the graph takes that order (mountinfo's, seq). */
 int graph_reorder(struct graph *g, struct mount **v, size_t n);
+/* v: children of parent, to the end of its list in that order (the
+ * kernel's, saved by sharebrokerd; rbind copies in it). */
+int graph_child_order(struct graph *g, struct mount *parent,
+		      struct mount **v, size_t n);
 
 /* propagate.c */
 struct mount *next_peer(const struct mount *m);

@@ -161,3 +161,23 @@ int graph_reorder(struct graph *g, struct mount **v, size_t n)
 	g->seq = n;
 	return 0;
 }
+
+/* The order of parent's list of children, as sharebrokerd saved it: the
+ * kernel's order, in which an rbind copies them, which is the order of
+ * attachment (a mount tucked under another, or moved, is attached after
+ * mounts made later), so no table shows it.  v[0..n), children of
+ * parent, go to the end of its list in that order; all or nothing. */
+int graph_child_order(struct graph *g, struct mount *parent,
+		      struct mount **v, size_t n)
+{
+	bool check;
+	int err = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i]->parent != parent)
+			return -EINVAL;
+	quiet_begin(g, &check);
+	for (size_t i = 0; i < n && !err; i++)
+		err = jlist_del_init(g, &v[i]->child) ?:
+		      jlist_add_tail(g, &v[i]->child, &parent->mounts);
+	return quiet_end(g, check, err);
+}

@@ -149,7 +149,8 @@ trap 'exit 141' PIPE
 start=("$LEGACY_SIM" "$SHAREBROKERD" --socket "$sock" --state-dir "$state"
 	--log "$state/sharebrokerd.log" --debug)
 if [[ ${BROKER_RESTART:-} == [1v] ]]; then
-	export RESTART_BROKER="${start[*]}" RESTART_STATE=$state
+	export RESTART_BROKER="${start[*]:1}" RESTART_STATE=$state \
+		RESTART_WRAP=$LEGACY_SIM
 	source "$here/restart.sh"
 fi
 if ! "${start[@]}"; then
@@ -165,7 +166,7 @@ echo "base $dir"
 # As native-run.sh, with the whole scenario under legacy-sim and the shim
 # preloaded (native.sh: DIFF_SHIM) into each util-linux command.
 (cd / && B=$dir SCENARIO=$script SPY_SO=$bindir/spy.so SPY_LOG=$log \
-	NS_FILE=/dev/null DIFF_SHIM=$LIBSHARE_SO LIBSHARE_SOCKET=$sock \
+	NS_FILE=/dev/null DIFF_SHIM=$LIBSHARE_SO LIBSHARE_SOCKET=$sock RESTART_WRAP= \
 	timeout "${DIFF_TIMEOUT:-120}" "$LEGACY_SIM" bash -c \
 	'source "$1" && { [[ -z $2 ]] || source "$2"; } && source "$SCENARIO"
 	_release_all; exit 0' broker-run "$here/native.sh" \
