@@ -170,6 +170,23 @@ static int keep_covered(const struct holder *h)
 	return kept;
 }
 
+/* Removes DIR/holder.pid if it still names this process (a broker that
+ * started meanwhile has written its own holder's). */
+static void unlink_own(const struct holder *h)
+{
+	char buf[64];
+	int fd = openat(h->id_fd, HOLDER_PIDFILE, O_RDONLY | O_NOFOLLOW |
+			O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (atoi(buf) == (int)getpid())
+		unlinkat(h->id_fd, HOLDER_PIDFILE, 0);
+}
+
 static int holder_main(void *arg)
 {
 	const struct holder *h = arg;
@@ -193,7 +210,7 @@ static int holder_main(void *arg)
 	/* before the lock goes: the next broker, once it has the lock,
 	 * writes a pid file of its own holder that must stay */
 	if (!kept)
-		unlinkat(h->id_fd, HOLDER_PIDFILE, 0);
+		unlink_own(h);
 	close(h->lock_fd);
 	if (!kept)
 		_exit(0);
@@ -249,12 +266,14 @@ int holder_spawn(struct broker *b, int lock_fd)
 	if (pid < 0)
 		return -errno;
 	h->pid = pid;
+	/* the previous one goes first: after a clean stop it may still be
+	 * on its way out, and would remove the file we write */
+	holder_retire();
 	int err = write_pidfile(b, h);
 	if (err)
 		log_msg(LOG_WARNING, "%s/" HOLDER_PIDFILE ": %s: the next "
 			"broker will not find covered mounts", b->state_dir,
 			strerror(-err));
-	holder_retire();
 	return 0;
 }
 
