@@ -131,6 +131,7 @@ void slow_forget(void);        /* none is parked: forget the answers */
 /* handle.c */
 int handle_add(struct broker *b, struct mount *m, int fd);
 int handle_put(struct broker *b, struct mount *m, int fd, int kid, dev_t dev);
+void handle_rekey(struct broker *b);
 struct handle *handle_of(const struct broker *b, const struct mount *m);
 struct mount *mount_of_kid(const struct broker *b, int kid);
 void handle_drop(struct broker *b, struct handle *h);

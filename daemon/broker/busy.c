@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "broker.h"
+#include "holder.h"
 #include "vec.h"
 
 static int cmp_int(const void *a, const void *b)
@@ -89,14 +90,15 @@ static void scan_pid(struct request *r, size_t *cap, const char *pid)
  * the kernel's refcount test (semantics.md 5.3) without touching them. */
 static void scan_busy(struct request *r)
 {
-	char self[32];
+	char self[32], hold[32];   /* the holder shares our descriptors */
 	size_t cap = 0;
 	snprintf(self, sizeof self, "%d", (int)getpid());
+	snprintf(hold, sizeof hold, "%d", (int)holder_pid());
 	r->nbusy = 0;
 	DIR *d = opendir("/proc");
 	for (struct dirent *e; d && (e = readdir(d)); )
 		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
-		    strcmp(e->d_name, self) != 0)
+		    strcmp(e->d_name, self) != 0 && strcmp(e->d_name, hold))
 			scan_pid(r, &cap, e->d_name);
 	if (d)
 		closedir(d);

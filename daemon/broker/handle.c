@@ -61,7 +61,25 @@ int handle_add(struct broker *b, struct mount *m, int fd)
 	int kid = fd_mnt_id(fd);
 	if (kid < 0)
 		return kid;
-	return fd_stat(fd, &st) < 0 ? -errno : handle_put(b, m, fd, kid, st.st_dev);
+	if (fd_stat(fd, &st) < 0)
+		return -errno;
+	/* what the table does not say: a file's mount (imported, or taken
+	 * from the holder) may take only a file's place (semantics 3.1) */
+	m->file = !S_ISDIR(st.st_mode);
+	return handle_put(b, m, fd, kid, st.st_dev);
+}
+
+/* The graph renumbered its mounts (graph_reorder()): by_seq follows. */
+void handle_rekey(struct broker *b)
+{
+	struct handle *all = b->by_seq, *h, *next;
+	b->by_seq = NULL;
+	for (h = all; h; h = next) {
+		next = h->hh.next;
+		HASH_DELETE(hh, all, h);
+		h->seq = h->m->seq;
+		HASH_ADD(hh, b->by_seq, seq, sizeof h->seq, h);
+	}
 }
 
 struct handle *handle_of(const struct broker *b, const struct mount *m)

@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "broker.h"
+#include "holder.h"
 #include "mtparse.h"
 
 static struct entry *find(struct entry *v, size_t n, int id)
@@ -34,8 +35,24 @@ static char *dir_in(const struct entry *parent, const char *mp)
 	return d;
 }
 
+/* A mount its path does not reach (covered, or under a covered one): the
+ * previous broker's holder may still have it (holder.c). */
+static int from_holder(struct broker *b, struct entry *e)
+{
+	int fd = e->guessed ? -1 : holder_take(e->id, entry_dev(e));
+	if (fd >= 0 && fd < fd_room() && handle_add(b, e->m, fd) == 0) {
+		log_msg(LOG_DEBUG, "mount %d on %s is covered: reached through "
+			"the previous broker's holder", e->id, e->mp);
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return -ENOENT;
+}
+
 /* A mount the broker can reach by its path gets a handle: the top of its
- * stack, when nothing covers it.  Others stay out of reach (logged). */
+ * stack, when nothing covers it; a covered one, if the previous broker's
+ * holder kept it.  Others stay out of reach (logged). */
 static void hold(struct broker *b, struct entry *e)
 {
 	int fd = open(e->mp, O_PATH | O_CLOEXEC);
@@ -49,7 +66,10 @@ static void hold(struct broker *b, struct entry *e)
 		return;
 	if (fd >= 0)
 		close(fd);
-	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+	bool starved = fd < 0 && (errno == EMFILE || errno == ENFILE);
+	if (!starved && from_holder(b, e) == 0)
+		return;
+	if (starved) {
 		if (!b->fd_starved++)
 			log_msg(LOG_WARNING, "the descriptor limit (%d) is "
 				"reached: mount %d on %s and any after it are "
@@ -283,6 +303,22 @@ int refresh_paths(struct broker *b)
 	return changed;
 }
 
+/* The graph's creation order is the table's, not the order in which
+ * build() could attach the mounts (a parent first). */
+static int keep_order(struct broker *b, struct entry *v, size_t n)
+{
+	struct mount **m = malloc((n ? n : 1) * sizeof *m);
+	if (!m)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		m[i] = v[i].m;
+	int err = graph_reorder(&b->g, m, n);
+	if (!err)
+		handle_rekey(b);       /* the handles are keyed by seq */
+	free(m);
+	return err;
+}
+
 int import_table(struct broker *b, const char *mountinfo)
 {
 	fd_raise_limit();
@@ -313,6 +349,8 @@ int import_table(struct broker *b, const char *mountinfo)
 	}
 	if (!err)
 		err = build(b, v, n);
+	if (!err)
+		err = keep_order(b, v, n);
 	free_lines(lines, n);
 	free(v);
 	return err;

@@ -56,6 +56,34 @@ static int make_path(const char *dir, mode_t mode)
 	return err;
 }
 
+bool pid_gone(pid_t pid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	char *paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && paren[2] == 'Z';
+}
+
+/* The lock of a broker that died is still held by its holder (holder.c)
+ * until it has closed all but its covered mounts, a moment later (a pass
+ * over its descriptors): wait for it, 30 s at most, rather than refuse. */
+static int lock_after(int fd, pid_t dead)
+{
+	for (int ms = 0; ms < 30000 && pid_gone(dead); ms++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		usleep(1000);
+	}
+	return -EWOULDBLOCK;
+}
+
 int pidfile_lock(struct pidfile *p, const char *dir, pid_t *holder)
 {
 	int err = make_path(dir, 0700);
@@ -75,7 +103,10 @@ int pidfile_lock(struct pidfile *p, const char *dir, pid_t *holder)
 			err = -errno;
 		else if (flock(p->fd, LOCK_EX | LOCK_NB) < 0)
 			err = -errno;
-		else if (!still_named(p->fd, p->path)) {
+		if (err == -EWOULDBLOCK && (*holder = holder_of(p->fd)) &&
+		    pid_gone(*holder))
+			err = lock_after(p->fd, *holder);
+		if (!err && !still_named(p->fd, p->path)) {
 			close(p->fd);
 			p->fd = -1;
 			err = -EAGAIN;

@@ -27,6 +27,7 @@
 #include "admin.h"
 #include "broker.h"
 #include "config.h"
+#include "holder.h"
 #include "libshare_proto.h"
 #include "pidfile.h"
 
@@ -362,6 +363,7 @@ int main(int argc, char **argv)
 		die(EXIT_FAIL, "%s: %s", b.state_dir, strerror(-err));
 	check_log(s);
 	fusetab_clean(b.state_dir);    /* a FUSE mount a dead broker left */
+	holder_adopt(&b);
 	start_graph(&b, s);
 	mntns_init();
 	if ((b.listen_fd = server_listen(s->cfg.socket)) < 0)
@@ -372,6 +374,9 @@ int main(int argc, char **argv)
 		die(EXIT_FAIL, "cannot detach: %s", strerror(-err));
 	if ((err = pidfile_write(&s->pid, getpid())) < 0)
 		die(EXIT_FAIL, "%s: %s", s->pid.path, strerror(-err));
+	/* after detach(): the holder is the child of the broker that stays */
+	if ((err = holder_spawn(&b, s->pid.fd)) < 0)
+		die(EXIT_FAIL, "cannot start the holder: %s", strerror(-err));
 	signals_init(&b, reload);
 	if (chdir("/") < 0)
 		die(EXIT_FAIL, "/: %s", strerror(errno));

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "admin.h"
 #include "broker.h"
+#include "holder.h"
 
 static struct broker *the_broker;
 static void (*on_reload)(struct broker *);
@@ -61,6 +62,7 @@ static void dump_tree(struct broker *b)
 
 void admin_tick(struct broker *b)
 {
+	holder_check(b);
 	if (hup) {
 		hup = 0;
 		on_reload(b);

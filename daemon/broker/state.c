@@ -4,9 +4,13 @@
  * broker writes that down, before it answers, and reads it back when it
  * starts, after importing the table.
  *
- * A line per mount that propagates, peer groups in ring order:
+ * A line per mount that propagates, each propagation tree in pre-order
+ * (peer rings, then slave lists, in order):
  *     <kernel mount id> <major:minor> <group> <master's mount id or 0>
  *     <unbindable 0|1> <root, escaped> <path, escaped>
+ * then a line per mount whose children are listed in another order than
+ * they were made (the table shows only the latter):
+ *     children <kernel mount id> <its children's ids, in list order>
  * (escaped as in mountinfo, so that a line splits on its spaces)
  * after the magic line, "# plan N": the last plan it holds (recover.c);
  * readers skip it, as any line that is not a mount's.
@@ -68,23 +72,60 @@ out:
 	free(p);
 }
 
-/* Every mount that propagates, peer groups in ring order. */
+/* Whether m's children are listed in another order than they were made:
+ * the kernel's list is in order of attachment, which the table does not
+ * show (a mount tucked under a stack, or moved, comes after newer ones). */
+static bool reordered(const struct mount *m)
+{
+	uint64_t last = 0;
+	for (const struct list *l = m->mounts.next; l != &m->mounts;
+	     l = l->next) {
+		const struct mount *c = list_entry(l, struct mount, child);
+		if (c->seq < last)
+			return true;
+		last = c->seq;
+	}
+	return false;
+}
+
+/* "children <kid> <kid>...": a parent and its children in list order,
+ * for each parent whose order the import cannot guess (an older broker
+ * skips these lines: they have not its 8 fields). */
+static void put_children(const struct broker *b, FILE *f)
+{
+	for (struct list *l = b->g.order.next; l != &b->g.order; l = l->next) {
+		const struct mount *m = list_entry(l, struct mount, order);
+		if (!handle_of(b, m) || !reordered(m))
+			continue;
+		fprintf(f, "children %d", kid_of(b, m));
+		for (const struct list *c = m->mounts.next; c != &m->mounts;
+		     c = c->next)
+			fprintf(f, " %d", kid_of(b, list_entry(c, struct mount,
+							      child)));
+		fputc('\n', f);
+	}
+}
+
+/* Every mount that propagates, each propagation tree whole, peer rings
+ * and slave lists in order: state_load() appends in line order, and the
+ * order of a slave list is the order in which the copies of a propagation
+ * are made.  The state proper (not an image) adds its children lines. */
 static void put_all(struct broker *b, FILE *f, bool graph)
 {
 	unsigned seen = ++b->g.stamp;
 	for (struct list *l = b->g.order.next; l != &b->g.order; l = l->next) {
 		struct mount *m = list_entry(l, struct mount, order);
-		if (m->stamp == seen || !handle_of(b, m) ||
-		    !(m->group || m->master || m->unbindable))
+		if (m->stamp == seen || m->master ||
+		    !(m->group || m->unbindable))
 			continue;
-		struct mount *p = m;
-		do {               /* the whole peer ring, in order */
+		for (struct mount *p = m; p; p = propagation_next(p, m)) {
 			p->stamp = seen;
 			if (handle_of(b, p))
 				put_mount(b, f, p, graph);
-			p = next_peer(p);
-		} while (p != m);
+		}
 	}
+	if (!graph)
+		put_children(b, f);
 }
 
 /* The state as the open plan will leave it, each line "= " and a state
@@ -170,20 +211,50 @@ static struct mount *still_there(struct broker *b, struct saved *s)
 	return m;
 }
 
-static struct saved *read_state(FILE *f, size_t *n)
+/* The propagation lines of the file, and its "children" lines (any
+ * length: a parent may have thousands of children) in *kids. */
+static struct saved *read_state(FILE *f, size_t *n, char ***kids, size_t *nk)
 {
 	struct saved *v = NULL, one;
-	char line[8400];
-	size_t cap = 0;
-	*n = 0;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "%d %u:%u %u %d %d %4095s %4095s", &one.kid,
-			   &one.maj, &one.min, &one.group, &one.master,
-			   &one.unbindable, one.root, one.path) == 8) {
-			if (VEC_PUSH(v, *n, cap, one))
+	char *line = NULL;
+	size_t cap = 0, kcap = 0, size = 0;
+	*n = *nk = 0;
+	*kids = NULL;
+	while (getline(&line, &size, f) > 0) {
+		char *copy = NULL;
+		if (strncmp(line, "children ", 9) == 0) {
+			if (!(copy = strdup(line)) ||
+			    VEC_PUSH(*kids, *nk, kcap, copy)) {
+				free(copy);
 				break;
+			}
+		} else if (sscanf(line, "%d %u:%u %u %d %d %4095s %4095s",
+				  &one.kid, &one.maj, &one.min, &one.group,
+				  &one.master, &one.unbindable, one.root,
+				  one.path) == 8 && VEC_PUSH(v, *n, cap, one)) {
+			break;
 		}
+	}
+	free(line);
 	return v;
+}
+
+/* A "children" line: the parent's list takes that order, when every mount
+ * it names is still a child of it (graph_child_order()). */
+static void restore_children(struct broker *b, char *line)
+{
+	struct mount **v = NULL, *parent = NULL;
+	size_t n = 0, cap = 0;
+	char *p = line + 9, *end;
+	bool ok = true;
+	for (long kid; ok && (kid = strtol(p, &end, 10), end != p); p = end) {
+		struct mount *m = mount_of_kid(b, (int)kid);
+		ok = m && !(parent && VEC_PUSH(v, n, cap, m));
+		parent = parent ?: m;
+	}
+	if (ok && parent && n)
+		graph_child_order(&b->g, parent, v, n);
+	free(v);
 }
 
 /* Reads the state file back into the freshly imported graph. */
@@ -203,7 +274,9 @@ int state_load(struct broker *b)
 		statedir_set_aside(b, "not a state file of format 2");
 		return 0;
 	}
-	struct saved *v = read_state(f, &n);
+	char **kids;
+	size_t nk;
+	struct saved *v = read_state(f, &n, &kids, &nk);
 	fclose(f);
 	bool check = b->g.check;
 	int err = 0;
@@ -229,6 +302,11 @@ int state_load(struct broker *b)
 	else
 		plan_commit(&b->g);
 	b->g.check = check;
+	for (size_t i = 0; i < nk; i++) {
+		restore_children(b, kids[i]);
+		free(kids[i]);
+	}
+	free(kids);
 	free(v);
 	return err;
 }

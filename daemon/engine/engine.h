@@ -236,9 +236,19 @@ int mount_restore(struct graph *g, struct mount *m, bool shared,
  * outside any plan; a legacy kernel's move propagates nothing. */
 int graph_relocate(struct graph *g, struct mount *m, struct mount *parent,
 		   const char *mp);
+/* v: every mount of the graph, in the kernel's creation order (its
+ * table's): the graph takes that order (mountinfo's, seq). */
+int graph_reorder(struct graph *g, struct mount **v, size_t n);
+/* v: children of parent, to the end of its list in that order (the
+ * kernel's, saved by sharebrokerd; rbind copies in it). */
+int graph_child_order(struct graph *g, struct mount *parent,
+		      struct mount **v, size_t n);
 
 /* propagate.c */
 struct mount *next_peer(const struct mount *m);
+/* Pre-order walk of origin's propagation tree, peers in ring order and
+ * slaves in list order: the mount after m, NULL at the end. */
+struct mount *propagation_next(struct mount *m, struct mount *origin);
 
 /* plan.c: plan_begin() cannot fail (a checker that cannot start makes
  * plan_commit() fail with -ENOMEM instead). */

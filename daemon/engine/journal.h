@@ -67,7 +67,6 @@ unsigned sb_flags(unsigned long ms, unsigned old, unsigned mask);
 /* propagate.c */
 int group_new(struct graph *g, unsigned *id);
 int group_release(struct graph *g, unsigned id);
-struct mount *propagation_next(struct mount *m, struct mount *origin);
 bool is_shared(const struct mount *m);
 int set_shared(struct graph *g, struct mount *m);
 int change_propagation(struct graph *g, struct mount *m, int type);

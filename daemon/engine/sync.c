@@ -134,3 +134,50 @@ int graph_relocate(struct graph *g, struct mount *m, struct mount *parent,
 		err = mount_attach(g, m, parent, mp);
 	return quiet_end(g, check, err);
 }
+
+/* The creation order of the kernel, whose table lists mounts in it (6.8
+ * and later: by unique id), for the mounts just imported: v holds every
+ * mount of the graph in the kernel's order.  The import attaches a
+ * parent before its children, so a mount moved under a newer one came
+ * after it; later mounts are made in order and need no such help.
+ * Outside any plan; nothing to allocate, so nothing can fail but a v
+ * that is not the whole graph (-EINVAL, nothing changed). */
+int graph_reorder(struct graph *g, struct mount **v, size_t n)
+{
+	size_t live = 0;
+	for (struct list *l = g->order.next; l != &g->order; l = l->next)
+		live++;
+	if (g->planning || live != n)
+		return -EINVAL;
+	list_init(&g->order);
+	for (size_t i = 0; i < n; i++) {
+		struct list *l = &v[i]->order;
+		l->prev = g->order.prev;
+		l->next = &g->order;
+		g->order.prev->next = l;
+		g->order.prev = l;
+		v[i]->seq = i + 1;
+	}
+	g->seq = n;
+	return 0;
+}
+
+/* The order of parent's list of children, as sharebrokerd saved it: the
+ * kernel's order, in which an rbind copies them, which is the order of
+ * attachment (a mount tucked under another, or moved, is attached after
+ * mounts made later), so no table shows it.  v[0..n), children of
+ * parent, go to the end of its list in that order; all or nothing. */
+int graph_child_order(struct graph *g, struct mount *parent,
+		      struct mount **v, size_t n)
+{
+	bool check;
+	int err = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i]->parent != parent)
+			return -EINVAL;
+	quiet_begin(g, &check);
+	for (size_t i = 0; i < n && !err; i++)
+		err = jlist_del_init(g, &v[i]->child) ?:
+		      jlist_add_tail(g, &v[i]->child, &parent->mounts);
+	return quiet_end(g, check, err);
+}

@@ -14,6 +14,7 @@
 # $S/broker.log; the teardown stops every broker whose pidfile is in $S.
 
 load "${BATS_TEST_DIRNAME}/../lib/legacy"
+load "${BATS_TEST_DIRNAME}/../lib/holder"
 
 SRC=$(cd "${BATS_TEST_DIRNAME}/../.." && pwd)
 SHAREBROKERD=$(libshare_find daemon/sharebrokerd)
@@ -88,6 +89,7 @@ admin_teardown() {
 		p=$(cat "$f" 2>/dev/null) || continue
 		[ -n "$p" ] && kill -TERM "$p" 2>/dev/null && wait_gone "$p"
 	done
+	end_holders "$S"
 	if [ -z "${BATS_TEST_COMPLETED:-}" ] && [ -f "$S/broker.log" ]; then
 		echo "--- $S/broker.log"
 		tail -n 30 "$S/broker.log"

@@ -37,6 +37,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$here/../..
+source "$top/test/lib/holder.bash"
 bin=${BENCH_BIN:-$here}/mounttable-bench
 SHAREBROKERD=${SHAREBROKERD:-$top/daemon/sharebrokerd}
 SHARECTL=${SHARECTL:-$top/daemon/sharectl}
@@ -104,6 +105,7 @@ cleanup() {
 	timeout 10 "$SHARECTL" --socket "$sock" stop >/dev/null 2>&1
 	timeout 10 "$SHARECTL" --socket "$snapsock" stop >/dev/null 2>&1
 	sleep 0.2
+	end_holders "$state" "$snapstate"  # one kept covered mounts
 	umount -R -l "$dir" 2>/dev/null
 	rmdir "$dir"
 }

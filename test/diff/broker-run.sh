@@ -21,6 +21,11 @@
 # and waited for, and nothing stays mounted, whatever the scenario did
 # (timeout included); its log goes to stderr.
 #
+# With BROKER_RESTART=1 the broker is killed (SIGKILL) and started again
+# before every mount-family command and before the views (restart.sh): a
+# restart must lose nothing.  BROKER_RESTART=v restarts it only before the
+# views (to tell what a single restart loses).
+#
 # Environment: as native-run.sh (DIFF_BIN, DIFF_TIMEOUT, NATIVE_ERR,
 # DIFF_FILES), and where the programs are (defaults: this source tree):
 # SHAREBROKERD, SHARECTL, LIBSHARE_SO, LEGACY_SIM.
@@ -62,6 +67,15 @@ state=$dir.state               # the broker's: stage/, park/, its log
 sock=@libshare-diff-$$
 broker=
 
+# The holder the last broker left (sharebrokerd: holder.c), if it is
+# still one: it keeps covered mounts, and this namespace with them.
+holder_of_run() {
+	local pid comm
+	read -r pid _ <"$state/holder.pid" 2>/dev/null &&
+		read -r comm <"/proc/$pid/comm" 2>/dev/null &&
+		[[ $comm == sharebrokerhold ]] && echo "$pid"
+}
+
 # The broker's pid, if it is still that broker (pid reuse).
 broker_alive() {
 	local st
@@ -74,8 +88,12 @@ broker_alive() {
 # SIGTERM ends its loop; a broker stuck elsewhere gets SIGKILL after 5 s.
 # It is no child of ours (it detached): poll until it is gone.
 stop_broker() {
-	local i
+	local i hold
+	# restarts (BROKER_RESTART) change the pid: the pidfile has the last
+	[[ -r $state/sharebrokerd.pid ]] && read -r broker <"$state/sharebrokerd.pid"
 	[[ $broker ]] || broker=$(pgrep -f -- "--socket $sock --state-dir" | head -1)
+	hold=$(holder_of_run)
+	[[ $hold ]] && kill -KILL "$hold" 2>/dev/null
 	broker_alive || return 0
 	kill "$broker" 2>/dev/null
 	for ((i = 0; i < 50; i++)); do
@@ -86,6 +104,10 @@ stop_broker() {
 	while broker_alive; do
 		sleep 0.1
 	done
+	# a holder that still keeps something outlives its broker
+	hold=$(holder_of_run)
+	[[ $hold ]] && kill -KILL "$hold" 2>/dev/null
+	return 0
 }
 
 # Mountpoints at or below $1, deepest (latest) first.
@@ -124,8 +146,14 @@ trap 'exit 141' PIPE
 # The make-private must come first: under legacy-sim nothing can.
 /usr/bin/mount -t tmpfs BASE "$dir" && /usr/bin/mount --make-private "$dir" ||
 	exit 1
-if ! "$LEGACY_SIM" "$SHAREBROKERD" --socket "$sock" --state-dir "$state" \
-	--log "$state/sharebrokerd.log" --debug; then
+start=("$LEGACY_SIM" "$SHAREBROKERD" --socket "$sock" --state-dir "$state"
+	--log "$state/sharebrokerd.log" --debug)
+if [[ ${BROKER_RESTART:-} == [1v] ]]; then
+	export RESTART_BROKER="${start[*]:1}" RESTART_STATE=$state \
+		RESTART_WRAP=$LEGACY_SIM
+	source "$here/restart.sh"
+fi
+if ! "${start[@]}"; then
 	echo "broker-run.sh: sharebrokerd did not start" >&2
 	exit 1
 fi
@@ -138,10 +166,16 @@ echo "base $dir"
 # As native-run.sh, with the whole scenario under legacy-sim and the shim
 # preloaded (native.sh: DIFF_SHIM) into each util-linux command.
 (cd / && B=$dir SCENARIO=$script SPY_SO=$bindir/spy.so SPY_LOG=$log \
-	NS_FILE=/dev/null DIFF_SHIM=$LIBSHARE_SO LIBSHARE_SOCKET=$sock \
+	NS_FILE=/dev/null DIFF_SHIM=$LIBSHARE_SO LIBSHARE_SOCKET=$sock RESTART_WRAP= \
 	timeout "${DIFF_TIMEOUT:-120}" "$LEGACY_SIM" bash -c \
-	'source "$1" && source "$SCENARIO"; _release_all; exit 0' broker-run \
-	"$here/native.sh" </dev/null) || echo "TIMEOUT or error $? in script"
+	'source "$1" && { [[ -z $2 ]] || source "$2"; } && source "$SCENARIO"
+	_release_all; exit 0' broker-run "$here/native.sh" \
+	"$( [[ ${BROKER_RESTART:-} == 1 ]] && echo "$here/restart.sh")" \
+	</dev/null) || echo "TIMEOUT or error $? in script"
+if [[ ${BROKER_RESTART:-} == [1v] ]]; then
+	restart_broker         # the views too come from a restarted broker
+	[[ -s $state/restart.err ]] && cat "$state/restart.err" >&2
+fi
 
 for v in "$@"; do
 	v=${v//'$B'/$dir}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # run-diff.sh [--native-only | --broker] [--random N [--seed-base S]]
-#             [SCENARIO...]
+#             [--jobs N] [SCENARIO...]
 #
 # Kernel-differential test: every scenario runs natively (native-run.sh, real
 # kernel in a private mount namespace) and through the engine's dry run
@@ -33,6 +33,11 @@
 # otherwise one point says "# SKIP shim has no mount-table wrappers";
 # 1 forces it on, 0 off.
 #
+# --jobs N runs up to N scenarios at once (each has its own sandbox,
+# namespace and broker), the points still printed in order.
+# With --broker, BROKER_RESTART=1 in the environment restarts the broker
+# (SIGKILL) before every command (broker-run.sh, restart.sh).
+#
 # Needs root; without sharedry (or, with --broker, without the broker, the
 # shim or legacy-sim) it bails out rather than skip.
 # Environment: SHAREDRY (default ../../daemon/sharedry from this directory,
@@ -45,7 +50,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bindir=${DIFF_BIN:-$here}
 export DIFF_BIN=$bindir
 
-native_only=0 broker=0 random=0 seed_base=1 virtual=0
+native_only=0 broker=0 random=0 seed_base=1 virtual=0 jobs=1
 files=()
 while (($#)); do
 	case $1 in
@@ -53,7 +58,8 @@ while (($#)); do
 	--broker) broker=1 ;;
 	--random) random=$2; shift ;;
 	--seed-base) seed_base=$2; shift ;;
-	-*) echo "usage: run-diff.sh [--native-only | --broker] [--random N [--seed-base S]] [SCENARIO...]" >&2
+	--jobs) jobs=$2; shift ;;
+	-*) echo "usage: run-diff.sh [--native-only | --broker] [--random N [--seed-base S]] [--jobs N] [SCENARIO...]" >&2
 	    exit 2 ;;
 	*) files+=("$1") ;;
 	esac
@@ -72,7 +78,7 @@ if [[ ${LIBSHARE_DIFF_NS:-} != 1 ]]; then
 	# One private namespace for the whole run: cheaper than one per
 	# scenario, and group ids are renumbered anyway.
 	LIBSHARE_DIFF_NS=1 exec unshare -m --propagation private bash "$0" \
-		--random "$random" --seed-base "$seed_base" \
+		--random "$random" --seed-base "$seed_base" --jobs "$jobs" \
 		$( ((native_only)) && echo --native-only) \
 		$( ((broker)) && echo --broker) "${files[@]}"
 fi
@@ -272,43 +278,83 @@ if ((broker)); then
 		exit 1
 	fi
 fi
+# scenario K NAME SCRIPT [RANDOM-SEED] -- VIEW...: its test point(s), its
+# diagnostics; 1 if one failed.  The files of a run are in $work.
+scenario() {
+	local k=$1 name=$2 script=$3 seed=$4 bad=0
+	shift 5
+	run_one "$k" "$name" "$script" "$@" || bad=1
+	if ((virtual)); then
+		virtual_point $((k + 1)) "$name" || bad=1
+	fi
+	((bad)) || return 0
+	if [[ $seed ]]; then
+		echo "# seed $seed (reproduce: ${gen[*]##*/} $seed >s.sh;" \
+			"run-diff.sh$( ((broker)) && echo " --broker") s.sh):"
+		diag "$script"
+	elif ((broker)); then
+		echo "# script $script:"
+		diag "$script"
+	fi
+	return 1
+}
+
+# Each scenario in a work directory of its own, up to $jobs at once (they
+# share nothing: every run has its own sandbox, namespace and broker);
+# the points are printed in order as the runs end.
+started=0 printed=0
+declare -a done_dir=()
+print_ready() {
+	while ((printed < started)) && [[ -e ${done_dir[printed]}/rc ]]; do
+		cat "${done_dir[printed]}/out"
+		[[ $(<"${done_dir[printed]}/rc") == 0 ]] || failed=1
+		rm -rf "${done_dir[printed]}"
+		((++printed))
+	done
+}
+launch() {
+	local dir=$work/run.$started
+	mkdir -p "$dir"
+	done_dir[started]=$dir
+	((++started))
+	if ((jobs <= 1)); then
+		work=$dir scenario "$@" >"$dir/out"
+		echo $? >"$dir/rc"
+	else
+		while (($(jobs -rp | wc -l) >= jobs)); do
+			wait -n
+			print_ready
+		done
+		(work=$dir scenario "$@" >"$dir/out"; echo $? >"$dir/rc.new"
+		 mv "$dir/rc.new" "$dir/rc") &
+	fi
+	print_ready
+}
+
+per=$((1 + virtual))
 for f in "${files[@]}"; do
 	if ((broker)) && unlegacy "$f"; then
+		print_ready
+		wait
+		print_ready
 		echo "ok $((++k)) - $(basename "$f") # SKIP namespace copy: not in the legacy setting"
 		((virtual)) && echo "ok $((++k)) - $(basename "$f") (virtual) # SKIP namespace copy: not in the legacy setting"
 		continue
 	fi
 	mapfile -t views < <(views_of "$f")
-	bad=0
-	run_one $((++k)) "$(basename "$f")" "$f" "${views[@]}" || bad=1
-	if ((virtual)); then
-		virtual_point $((++k)) "$(basename "$f")" || bad=1
-	fi
-	if ((bad)); then
-		failed=1
-		if ((broker)); then
-			echo "# script $f:"
-			diag "$f"
-		fi
-	fi
+	launch $((k + 1)) "$(basename "$f")" "$f" "" -- "${views[@]}"
+	((k += per))
 done
 for ((i = 0; i < random; i++)); do
 	seed=$((seed_base + i))
 	script=$work/random-$seed.sh
 	"${gen[@]}" "$seed" >"$script"
 	mapfile -t nsviews < <(views_of "$script" | grep ':/$')
-	bad=0
-	run_one $((++k)) "random seed $seed" "$script" / '$B/j1' '$B/j2' \
-		"${nsviews[@]}" || bad=1
-	if ((virtual)); then
-		virtual_point $((++k)) "random seed $seed" || bad=1
-	fi
-	if ((bad)); then
-		failed=1
-		echo "# seed $seed (reproduce: ${gen[*]##*/} $seed >s.sh;" \
-			"run-diff.sh$( ((broker)) && echo " --broker") s.sh):"
-		diag "$script"
-	fi
+	launch $((k + 1)) "random seed $seed" "$script" "$seed" -- / '$B/j1' \
+		'$B/j2' "${nsviews[@]}"
+	((k += per))
 done
+wait
+print_ready
 # The TAP points say what failed; the status also tells a plain driver.
 exit $failed

@@ -43,6 +43,7 @@
 # else the source tree, else the current directory (make check's).
 
 load "${BASH_SOURCE[0]%/*}/legacy"
+load "${BASH_SOURCE[0]%/*}/holder"
 
 SHAREBROKERD=$(libshare_find daemon/sharebrokerd)
 SHARECTL=$(libshare_find daemon/sharectl)
@@ -142,6 +143,7 @@ broker_teardown() {
 			rc=1
 		fi
 	fi
+	end_holders "$S"            # covered mounts at the stop keep one
 	if [ -z "${BATS_TEST_COMPLETED:-}" ] && [ -f "$STATE/sharebrokerd.log" ]; then
 		echo "--- $STATE/sharebrokerd.log"
 		tail -n 40 "$STATE/sharebrokerd.log"

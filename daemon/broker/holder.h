@@ -1,0 +1,31 @@
+/* holder.h: the process that keeps the broker's covered mounts within
+ * reach across a restart (holder.c, docs/design.md "Restarts"). */
+#ifndef LS_HOLDER_H
+#define LS_HOLDER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct broker;
+
+#define HOLDER_NAME "sharebrokerhold"  /* its comm: 15 bytes at most */
+#define HOLDER_PIDFILE "holder.pid"    /* "PID FD": FD is the state dir */
+
+/* Starts the broker's holder, sharing its descriptor table; lock_fd is
+ * the state directory's lock, which it lets go last once the broker is
+ * gone.  Then the previous broker's holder, if any, ends (holder_adopt():
+ * ours keeps what it kept now).  0 or -errno. */
+int holder_spawn(struct broker *b, int lock_fd);
+/* Ours, or 0: it shares our descriptors, which are no use of a mount. */
+pid_t holder_pid(void);
+/* Between requests: a holder that ended (killed by hand) is replaced. */
+void holder_check(struct broker *b);
+
+/* Before the import: the previous broker's holder, if one is left, and
+ * the mounts it keeps (said in the log; out of memory, some of them). */
+void holder_adopt(struct broker *b);
+/* A new O_PATH descriptor on the root of mount kid (superblock dev) from
+ * the previous holder, or -1. */
+int holder_take(int kid, dev_t dev);
+
+#endif
