@@ -284,10 +284,12 @@ int newmount_make(struct request *r, const char *source, const char *type,
 		else if (!q->ref[i].placed && !rendered &&
 			 !(rendered = render_data(q, t && t->lists[0])))
 			err = -ENOMEM;
+	enum phase was = phase(PHASE_EXECUTE);
 	if (!err)
 		err = fork_mount(r, q->source, type, flags,
 				 rendered ? rendered : data);
 	newroot_clear(b, q);
+	phase(was);
 	free(rendered);
 	newreq_free(q);
 	return err;
