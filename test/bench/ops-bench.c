@@ -15,6 +15,11 @@
  *                           DIR/cI for SECS seconds; pairs per second
  *   ops-bench idle K                    K processes that sleep until this
  *                           one is killed (the "other processes" of item 4)
+ *   ops-bench fan N DIR REC             N receivers of DIR (REC/jI, binds
+ *                           of DIR made slaves: setup, per call), then a
+ *                           bind on DIR/t that each receives and its
+ *                           umount2; then the user-space floor: N plain
+ *                           bind mount(2) onto REC/jI/t and N umount2
  *
  * Each begins by marking DIR shared (the kernel's own propagation, or the
  * broker's) so that every mount lands on a shared mount with no receivers.
@@ -188,6 +193,73 @@ static int idle(long k)
 		pause();
 }
 
+/* N receivers of dir under rec: a bind of dir made its slave each. */
+static double receivers(long n, const char *dir, const char *rec)
+{
+	char j[4096];
+	double t0 = now_ns();
+
+	for (long i = 0; i < n; i++) {
+		snprintf(j, sizeof j, "%s/j%ld", rec, i);
+		if ((mkdir(j, 0755) < 0 && errno != EEXIST) ||
+		    mount(dir, j, NULL, MS_BIND, NULL) < 0 ||
+		    mount(NULL, j, NULL, MS_SLAVE, NULL) < 0)
+			return -1;
+	}
+	return (now_ns() - t0) / (2 * n);
+}
+
+/* N plain binds of src onto rec/jI/t, then N umount2: one syscall per
+ * copy, what no executor can go below. */
+static int floor_of(long n, const char *src, const char *rec, double *m,
+		    double *u)
+{
+	char j[4096];
+	double t0 = now_ns();
+
+	for (long i = 0; i < n; i++) {
+		snprintf(j, sizeof j, "%s/j%ld/t", rec, i);
+		if (mount(src, j, NULL, MS_BIND, NULL) < 0)
+			return die("floor mount");
+	}
+	double t1 = now_ns();
+	for (long i = 0; i < n; i++) {
+		snprintf(j, sizeof j, "%s/j%ld/t", rec, i);
+		if (umount2(j, 0) < 0)
+			return die("floor umount2");
+	}
+	*m = (t1 - t0) / n;
+	*u = (now_ns() - t1) / n;
+	return 0;
+}
+
+static int fan(long n, const char *dir, const char *rec)
+{
+	char src[4096], t[4096], j[4096];
+	double setup, m, u, fm = 0, fu = 0;
+
+	if (prep(dir, src, t, sizeof src))
+		return 1;
+	if ((setup = receivers(n, dir, rec)) < 0)
+		return die("receivers");
+	double t0 = now_ns();
+	if (mount(src, t, NULL, MS_BIND, NULL) < 0)
+		return die("mount");
+	double t1 = now_ns();
+	if (umount2(t, 0) < 0)
+		return die("umount2");
+	m = t1 - t0;
+	u = now_ns() - t1;
+	int err = floor_of(n, src, rec, &fm, &fu);
+	for (long i = 0; i < n; i++) {
+		snprintf(j, sizeof j, "%s/j%ld", rec, i);
+		umount2(j, MNT_DETACH);
+	}
+	printf("setup %.0f mount %.0f umount %.0f floor_mount %.0f "
+	       "floor_umount %.0f\n", setup, m, u, fm, fu);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && strcmp(argv[1], "single") == 0)
@@ -198,7 +270,10 @@ int main(int argc, char **argv)
 		return tput(atoi(argv[2]), atof(argv[3]), argv[4]);
 	if (argc == 3 && strcmp(argv[1], "idle") == 0)
 		return idle(atol(argv[2]));
+	if (argc == 5 && strcmp(argv[1], "fan") == 0)
+		return fan(atol(argv[2]), argv[3], argv[4]);
 	fprintf(stderr, "usage: ops-bench single bind|tmpfs 0|detach N DIR | "
-		"exec bind|tmpfs N DIR | tput C SECS DIR | idle K\n");
+		"exec bind|tmpfs N DIR | tput C SECS DIR | idle K | "
+		"fan N DIR REC\n");
 	return 2;
 }

@@ -137,3 +137,20 @@ idle_stop() {
 	wait "$idle" 2>/dev/null
 	idle=
 }
+
+# fanrow NAME N: item 2's rows: the propagated mount and umount per copy
+# against the kernel's floor (N plain calls, measured in the kernel round),
+# and the receivers' setup per call against the kernel's.
+fanrow() {
+	local k=$dir/res/$1.k s=$dir/res/$1.s
+	awk -v n="$2" -v km="$(col mount "$k")" -v sm="$(col mount "$s")" \
+		-v fm="$(col floor_mount "$k")" -v ku="$(col umount "$k")" \
+		-v su="$(col umount "$s")" -v fu="$(col floor_umount "$k")" \
+		-v ks="$(col setup "$k")" -v ss="$(col setup "$s")" 'BEGIN {
+		printf "N=%-5d mount  kernel %9.1f us  libshare %9.1f us  floor %9.1f us  %6.2fx floor  (target <= 1.5x)\n",
+			n, km / 1000, sm / 1000, fm * n / 1000, sm / (fm * n)
+		printf "N=%-5d umount kernel %9.1f us  libshare %9.1f us  floor %9.1f us  %6.2fx floor  (target <= 1.5x)\n",
+			n, ku / 1000, su / 1000, fu * n / 1000, su / (fu * n)
+		printf "N=%-5d setup per call  kernel %7.1f us  libshare %9.1f us  %7.1fx  (target <= 20x)\n",
+			n, ks / 1000, ss / 1000, ss / ks }'
+}

@@ -10,9 +10,13 @@
 # under the legacy simulation, the same mount made shared through it).
 #  1. single operations: bind, tmpfs, umount2, MNT_DETACH from a C program;
 #     util-linux mount --bind, mount -t tmpfs and umount as processes
+#  2. fan-out: a bind received by N (BENCH_FAN, default "1 10 100 1000")
+#     slave binds, then its umount2, per copy against the floor (N plain
+#     bind mount(2) or umount2 calls in a C loop, in the kernel round);
+#     the receivers' setup per call against the kernel's
 #  4. umount with 0, 250 and 1000 extra sleeping processes
 #  5. mount+umount pairs per second from 1, 4 and 16 clients
-#  3. a bind+umount with M unrelated mounts (BENCH_M, default
+#  3. a bind+umount and a tmpfs+umount with M unrelated mounts (BENCH_M, default
 #     "100 1000 10000"), the broker's start time and RSS at each M
 #  6. a full read of the virtual mountinfo in a jail of M mounts
 # Environment: BENCH_ROUNDS, BENCH_N (operations per round, default 100),
@@ -86,6 +90,13 @@ for c in 1 4 16; do
 	share "$c clients" "tput_$c" pairs/s 10
 done
 
+echo "== 2. fan-out: a bind on a shared mount received by N slave binds, then its umount2"
+mkdir "$dir/r"
+for f in ${BENCH_FAN:-1 10 100 1000}; do
+	pair "fan_$f" "$ops" fan "$f" "$w" "$dir/r"
+	fanrow "fan_$f" "$f"
+done
+
 for m in $sizes; do
 	echo "== 3, 6. $m unrelated mounts (a jail of $m tmpfs)"
 	stop_broker
@@ -94,6 +105,9 @@ for m in $sizes; do
 	pair "m_$m" "$ops" single bind 0 $((n / 2 + 1)) "$w"
 	row "bind mount(2), M=$m" "m_$m" mount -
 	row "umount2 of it, M=$m" "m_$m" umount -
+	pair "mt_$m" "$ops" single tmpfs 0 $((n / 2 + 1)) "$w"
+	row "tmpfs mount(2), M=$m" "mt_$m" mount -
+	row "umount2 of it, M=$m" "mt_$m" umount -
 	reads=$((200000 / m + 2))
 	tpair "read_$m" "$tab" read "$reads" "$jail"
 	row "mountinfo read, M=$m" "read_$m" ns/op 2
@@ -101,4 +115,6 @@ done
 first=${sizes%% *} last=${sizes##* }
 against "libshare bind, M=$last vs M=$first" "m_$last" "m_$first" mount 1.3
 against "libshare umount2, M=$last vs M=$first" "m_$last" "m_$first" umount 1.3
+against "libshare tmpfs, M=$last vs M=$first" "mt_$last" "mt_$first" mount 1.3
+against "libshare its umount2, M=$last vs M=$first" "mt_$last" "mt_$first" umount 1.3
 echo "# done $(date -u '+%T UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
