@@ -19,7 +19,8 @@
 #  3. a bind+umount and a tmpfs+umount with M unrelated mounts (BENCH_M, default
 #     "100 1000 10000"), the broker's start time and RSS at each M
 #  6. a full read of the virtual mountinfo in a jail of M mounts
-# Environment: BENCH_ROUNDS, BENCH_N (operations per round, default 100),
+# Environment: BENCH_ONLY (the items to run, default "1 2 3 4 5"; 3 runs
+# 6 too), BENCH_ROUNDS, BENCH_N (operations per round, default 100),
 # BENCH_SECS (throughput seconds per round, default 1), BENCH_M, BENCH_BIN
 # (where ops-bench and mounttable-bench are), SHAREBROKERD, SHARECTL,
 # LIBSHARE_SO, LEGACY_SIM.  Needs root; nothing stays mounted or running.
@@ -33,6 +34,7 @@ SHARECTL=${SHARECTL:-$top/daemon/sharectl}
 LIBSHARE_SO=${LIBSHARE_SO:-$top/shim/libshare.so}
 LEGACY_SIM=${LEGACY_SIM:-$top/test/legacy/legacy-sim}
 rounds=${BENCH_ROUNDS:-5} n=${BENCH_N:-100} secs=${BENCH_SECS:-1}
+only=" ${BENCH_ONLY:-1 2 3 4 5} "
 sizes=${BENCH_M:-100 1000 10000}
 
 if ((EUID != 0)); then
@@ -59,6 +61,9 @@ echo "# $(date -u '+%F %T UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/lo
 	"kernel $(uname -r), $rounds rounds, medians"
 start_broker >/dev/null || exit 1
 
+on() { [[ $only == *" $1 "* ]]; }
+
+on 1 && {
 echo "== 1. single operations, 0 receivers, $n per round (us/op)"
 pair single_bind "$ops" single bind 0 "$n" "$w"
 row "bind mount(2)" single_bind mount 20
@@ -74,7 +79,9 @@ row "umount (process)" exec_bind umount 1.2
 pair exec_tmpfs "$ops" exec tmpfs $((n / 5 + 1)) "$w"
 row "mount -t tmpfs (process)" exec_tmpfs mount 1.2
 row "umount (process)" exec_tmpfs umount 1.2
+}
 
+on 4 && {
 echo "== 4. umount2 with extra sleeping processes ($(ls -d /proc/[0-9]* | wc -l) now; us/op)"
 for k in 0 250 1000; do
 	idle_start "$k" || break
@@ -83,20 +90,26 @@ for k in 0 250 1000; do
 	row "umount2, $k extra" "idle_$k" umount -
 done
 against "libshare umount2, 1000 extra vs 0" idle_1000 idle_0 umount 1.2
+}
 
+on 5 && {
 echo "== 5. bind+umount pairs per second, $secs s per round (higher is better)"
 for c in 1 4 16; do
 	pair "tput_$c" "$ops" tput "$c" "$secs" "$w"
 	share "$c clients" "tput_$c" pairs/s 10
 done
+}
 
+on 2 && {
 echo "== 2. fan-out: a bind on a shared mount received by N slave binds, then its umount2"
 mkdir "$dir/r"
 for f in ${BENCH_FAN:-1 10 100 1000}; do
 	pair "fan_$f" "$ops" fan "$f" "$w" "$dir/r"
 	fanrow "fan_$f" "$f"
 done
+}
 
+on 3 || sizes=
 for m in $sizes; do
 	echo "== 3, 6. $m unrelated mounts (a jail of $m tmpfs)"
 	stop_broker
@@ -113,8 +126,10 @@ for m in $sizes; do
 	row "mountinfo read, M=$m" "read_$m" ns/op 2
 done
 first=${sizes%% *} last=${sizes##* }
+[[ $sizes ]] && {
 against "libshare bind, M=$last vs M=$first" "m_$last" "m_$first" mount 1.3
 against "libshare umount2, M=$last vs M=$first" "m_$last" "m_$first" umount 1.3
 against "libshare tmpfs, M=$last vs M=$first" "mt_$last" "mt_$first" mount 1.3
 against "libshare its umount2, M=$last vs M=$first" "mt_$last" "mt_$first" umount 1.3
+}
 echo "# done $(date -u '+%T UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
