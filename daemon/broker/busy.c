@@ -1,15 +1,32 @@
 /* busy.c: which mounts are in use, as the kernel's umount would judge it
- * (semantics.md 5.3), without touching them: the broker's handles pin
- * every mount, so the kernel's own refcount test would call them all busy.
- * A mount is busy when some process other than the broker has its cwd,
- * root, executable, an open or a mapped file on it, or a thread its own
- * cwd or root there.
+ * (semantics.md 5.3).
+ *
+ * The kernel's own test is asked first: umount2(MNT_EXPIRE) answers EBUSY
+ * when a mount has more references than an unused one (its parent's, and
+ * the lookup's), and EAGAIN otherwise, leaving only an expiry mark that the
+ * next mntput clears (fs/namespace.c do_umount, mntput).  The broker's own
+ * references would make every mount busy: its handle (an O_PATH descriptor
+ * on the mount's root) and the request's named places there.  So the probe
+ * lets them go for its one call, reaches the mount through its mountpoint
+ * in the parent (a directory opened from the parent's handle, which holds
+ * nothing on the mount itself) and takes the handle again.  Opening and
+ * closing the mount before the probe clears any mark, so the probe can
+ * never be the second MNT_EXPIRE that unmounts.  A few system calls per
+ * mount, whatever the number of processes (issue 10 item 4).
+ *
+ * Where that cannot be arranged (a mount on its parent's root, one whose
+ * mountpoint moved or is covered, a parent the broker cannot reach), the
+ * old way answers: a crawl of /proc for a process other than the broker
+ * with its cwd, root, executable, an open or a mapped file on the mount,
+ * or a thread with its own cwd or root there.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 #include "broker.h"
 #include "holder.h"
@@ -106,12 +123,102 @@ static void scan_busy(struct request *r)
 	r->busy_known = true;
 }
 
+/* The directory (an O_PATH descriptor) m is mounted on, opened from its
+ * parent's handle, and in *name the mountpoint's last component. */
+static int mountpoint_dir(struct request *r, const struct mount *m,
+			  const char **name)
+{
+	const struct mount *p = m->parent;
+	struct handle *ph = p ? handle_of(r->b, p) : NULL;
+	if (!ph)
+		return -ENOENT;
+	size_t n = strcmp(p->root, "/") == 0 ? 0 : strlen(p->root);
+	if (strncmp(m->mp, p->root, n) != 0 || m->mp[n] != '/' || !m->mp[n + 1])
+		return -ENOENT;        /* on the parent's root: a stack */
+	const char *rel = m->mp + n + 1, *slash = strrchr(rel, '/');
+	char *dir = slash ? strndup(rel, (size_t)(slash - rel)) : strdup(".");
+	if (!dir)
+		return -ENOMEM;
+	*name = slash ? slash + 1 : rel;
+	int fd = openat(ph->fd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	return fd < 0 ? -errno : fd;
+}
+
+/* dir/name opened (O_PATH) if it is the root of mount kid; the lookup
+ * ends on the top of the stack there, so a mount with anything on its
+ * root is never found this way. */
+static int open_kid(int dir, const char *name, int kid)
+{
+	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fd_mnt_id(fd) == kid)
+		return fd;
+	close(fd);
+	return -ESTALE;
+}
+
+/* The request's named places on m: descriptors the probe must let go. */
+static struct named **own_names(struct request *r, const struct mount *m,
+				struct named **v)
+{
+	struct named *n[2] = { r->target, r->source };
+	for (size_t i = 0; i < 2; i++)
+		if (n[i] && n[i]->fd >= 0 && n[i]->at.m == m &&
+		    (i == 0 || n[1] != n[0]))
+			*v++ = n[i];
+	return v;
+}
+
+/* 1: the kernel calls h's mount busy; 0: not; negative: not asked. */
+static int probe(struct request *r, struct handle *h)
+{
+	struct named *held[2], **end;
+	const char *name;
+	char path[64 + 256];
+	int dir = mountpoint_dir(r, h->m, &name), fd, err;
+	if (dir < 0)
+		return dir;
+	fd = (size_t)snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dir,
+			      name) >= sizeof path ? -ENAMETOOLONG :
+	     open_kid(dir, name, h->kid);
+	if (fd < 0) {
+		close(dir);
+		return fd;
+	}
+	close(fd);             /* its mntput clears a mark: no unmount below */
+	end = own_names(r, h->m, held);
+	for (struct named **n = held; n < end; n++) {
+		close((*n)->fd);
+		(*n)->fd = -1;
+	}
+	close(h->fd);
+	err = umount2(path, MNT_EXPIRE | UMOUNT_NOFOLLOW) == 0 ? -EIO :
+	      errno == EBUSY ? 1 : errno == EAGAIN ? 0 : -errno;
+	h->fd = open_kid(dir, name, h->kid);   /* clears the probe's mark */
+	if (h->fd < 0) {
+		log_msg(LOG_WARNING, "mount %d went while its use was probed "
+			"(%s): out of the broker's reach", h->kid,
+			strerror(-h->fd));
+		h->fd = -1;
+		err = 1;
+	}
+	for (struct named **n = held; n < end && h->fd >= 0; n++)
+		(*n)->fd = dup(h->fd);
+	close(dir);
+	return err;
+}
+
 bool busy(void *ctx, const struct mount *m)
 {
 	struct request *r = ctx;
 	struct handle *h = handle_of(r->b, m);
 	if (!h)
 		return true;   /* out of reach: never unmounted behind a use */
+	int probed = probe(r, h);
+	if (probed >= 0)
+		return probed;
 	if (!r->busy_known)
 		scan_busy(r);
 	if (r->busy_all)

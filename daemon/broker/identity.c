@@ -38,16 +38,42 @@ static bool cap(unsigned long long caps, int bit)
 }
 
 /* Whether pid is in the broker's user namespace (kernels without user
- * namespaces have one). */
+ * namespaces have one).  The broker's own is read once: it never moves. */
 static bool same_userns(pid_t pid)
 {
+	static struct stat mine;
+	static int known = -1;  /* 1: mine read; 0: no namespaces to read */
 	char path[64];
-	struct stat mine, theirs;
-	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
-	if (stat("/proc/self/ns/user", &mine) < 0)
+	struct stat theirs;
+	if (known < 0)
+		known = stat("/proc/self/ns/user", &mine) == 0;
+	if (!known)
 		return true;
+	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
 	return stat(path, &theirs) == 0 && mine.st_ino == theirs.st_ino &&
 	       mine.st_dev == theirs.st_dev;
+}
+
+/* /proc/<pid>/status whole, in one read where it fits (it always does but
+ * for a process in thousands of groups): NUL-terminated, malloc'ed. */
+static char *read_small(const char *path)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap), *more;
+	ssize_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	while (fd >= 0 && buf && (n = read(fd, buf + len, cap - len - 1)) > 0 &&
+	       (len += (size_t)n) == cap - 1 && (more = realloc(buf, cap *= 2)))
+		buf = more;
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 || n < 0) {
+		free(buf);
+		return NULL;
+	}
+	if (buf)
+		buf[len] = '\0';
+	return buf;
 }
 
 /* Credentials as permission checks see them now (fsuid, fsgid, groups,
@@ -55,15 +81,19 @@ static bool same_userns(pid_t pid)
  * SO_PEERCRED's on entry. */
 static int read_status(struct peer *p)
 {
-	char path[64], line[1024];
+	char path[64], *text, *line, *next;
 	unsigned long long caps = 0;
 	unsigned uid = (unsigned)-1, gid = (unsigned)-1;
 	snprintf(path, sizeof path, "/proc/%d/status", (int)p->pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
+	if (!(text = read_small(path)))
 		return -ESRCH;
-	while (fgets(line, sizeof line, f)) {
+	for (line = text; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
 		unsigned r, e, s, fs;
+		if (!strchr("UGC", line[0]))
+			continue;      /* sscanf() is dear: five lines of fifty */
 		if (sscanf(line, "Uid: %u %u %u %u", &r, &e, &s, &fs) == 4)
 			uid = fs;
 		else if (sscanf(line, "Gid: %u %u %u %u", &r, &e, &s, &fs) == 4)
@@ -78,7 +108,7 @@ static int read_status(struct peer *p)
 				p->groups[p->ngroups++] = (gid_t)g;
 		}
 	}
-	fclose(f);
+	free(text);
 	/* Root at connect: what it is now (it may have dropped privilege
 	 * since).  Not root at connect: that, and no capability at all. */
 	bool was_root = p->uid == 0;

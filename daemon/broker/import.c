@@ -110,22 +110,62 @@ static void fs_learn(struct fs *fs, dev_t dev, const char *sbopts)
 	}
 }
 
-/* The kernel's superblock options of mount kid, for fs_learn(): the
- * broker reads them once per new filesystem. */
+/* The lines that fd (mountinfo) has to give from where it is, up to its
+ * end; the one of mount kid, if among them, to fs_learn().  -ENOENT when
+ * it is not; the lines are read to the end either way. */
+static int learn_from(struct fs *fs, int fd, int kid)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap), *line, *nl;
+	ssize_t got = 1;
+	int err = buf ? -ENOENT : -ENOMEM;
+	while (buf && got > 0) {
+		if (cap - len < 4096) {        /* a long line: room for it */
+			if (!(line = realloc(buf, cap * 2))) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = line;
+			cap *= 2;
+		}
+		got = read(fd, buf + len, cap - len);
+		if (got < 0)
+			err = -errno;
+		len += got > 0 ? (size_t)got : 0;
+		for (line = buf; (nl = memchr(line, '\n', len - (size_t)(line - buf)));
+		     line = nl + 1) {
+			struct entry e;
+			*nl = '\0';
+			if (err == -ENOENT && atoi(line) == kid &&
+			    mt_parse_line(line, &e) == 0 && e.id == kid) {
+				fs_learn(fs, entry_dev(&e), e.sbopts);
+				err = 0;
+			}
+		}
+		len -= (size_t)(line - buf);   /* a line cut short waits */
+		memmove(buf, line, len);
+	}
+	free(buf);
+	return err;
+}
+
+/* The kernel's superblock options of mount kid, for fs_learn(), once per
+ * new filesystem.  A mountinfo kept open past its end goes on with the
+ * mounts made since (the kernel lists them in the order of their ids and
+ * the reader keeps its place), so a new mount costs its own line, not the
+ * whole table (issue 10 item 3); where it is not among them (an older
+ * kernel's list moved under the reader) the whole table is read again. */
 int fs_learn_kid(struct fs *fs, int kid)
 {
-	char **lines;
-	size_t n;
-	struct entry e;
-	int err = read_lines("/proc/self/mountinfo", &lines, &n);
-	for (size_t i = 0; !err && i < n; i++)
-		if (mt_parse_line(lines[i], &e) == 0 && e.id == kid) {
-			fs_learn(fs, entry_dev(&e), e.sbopts);
-			break;
-		}
-	if (!err)
-		free_lines(lines, n);
-	return err;
+	static int tail = -1;
+	int err = tail >= 0 ? learn_from(fs, tail, kid) : -ENOENT;
+	if (err) {
+		if (tail >= 0)
+			close(tail);
+		tail = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		err = tail < 0 ? -errno : learn_from(fs, tail, kid);
+	}
+	return err == -ENOENT ? 0 : err;
 }
 
 static struct fs *fs_of(struct broker *b, struct entry *v, size_t i)

@@ -113,22 +113,71 @@ static const char *errno_text(int err, char *buf, size_t size)
 	return buf;
 }
 
+static struct timespec since;  /* the last phase change */
+static enum phase running;
+static unsigned long long spent[PHASES];   /* ns, this request */
+
+static unsigned long long ns_since(struct timespec *last)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	unsigned long long d = (unsigned long long)(t.tv_sec - last->tv_sec) *
+			       1000000000ull + (unsigned long long)t.tv_nsec -
+			       (unsigned long long)last->tv_nsec;
+	*last = t;
+	return d;
+}
+
+void phase_begin(void)
+{
+	memset(spent, 0, sizeof spent);
+	running = PHASE_IDENTIFY;
+	clock_gettime(CLOCK_MONOTONIC, &since);
+}
+
+enum phase phase(enum phase now)
+{
+	enum phase was = running;
+	spent[running] += ns_since(&since);
+	running = now;
+	return was;
+}
+
+/* ", 123 us: identify 1, resolve 2, plan 3, execute 4, persist 5" */
+static const char *timing(char *buf, size_t size)
+{
+	static const char *const name[PHASES] = { "identify", "resolve",
+		"plan", "execute", "persist" };
+	unsigned long long all = 0;
+	size_t n;
+	phase(running);
+	for (int i = 0; i < PHASES; i++)
+		all += spent[i];
+	n = (size_t)snprintf(buf, size, ", %llu us:", all / 1000);
+	for (int i = 0; i < PHASES && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s %s %llu",
+				      i ? "," : "", name[i], spent[i] / 1000);
+	return buf;
+}
+
 void log_request(unsigned op, pid_t pid, int rootfd, int err)
 {
-	char proc[64], root[PATH_MAX] = "?", why[128];
+	char proc[64], root[PATH_MAX] = "?", why[128], t[160] = "";
 	ssize_t n;
 	if (err < 0)
 		err = -err;
 	if (!err && !debugging)
 		return;
+	if (debugging)
+		timing(t, sizeof t);
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", rootfd);
 	if (rootfd >= 0 && (n = readlink(proc, root, sizeof root - 1)) > 0)
 		root[n] = '\0';
 	if (err)
-		log_msg(LOG_INFO, "refused %s from pid %d (root %s): %s",
+		log_msg(LOG_INFO, "refused %s from pid %d (root %s): %s%s",
 			ls_op_name(op), (int)pid, root,
-			errno_text(err, why, sizeof why));
+			errno_text(err, why, sizeof why), t);
 	else
-		log_msg(LOG_DEBUG, "%s from pid %d (root %s): ok",
-			ls_op_name(op), (int)pid, root);
+		log_msg(LOG_DEBUG, "%s from pid %d (root %s): ok%s",
+			ls_op_name(op), (int)pid, root, t);
 }

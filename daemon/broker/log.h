@@ -23,9 +23,19 @@ int log_reopen(void);
 bool log_debugging(void);
 void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Where a request's time goes (issue 10 item 8): phase_begin() at its
+ * arrival starts the clock in PHASE_IDENTIFY; phase(p) gives the time
+ * since the last change to the phase that was running and makes p the
+ * running one, returning the one it replaced (to go back to, for a piece
+ * of one phase run inside another). */
+enum phase { PHASE_IDENTIFY, PHASE_RESOLVE, PHASE_PLAN, PHASE_EXECUTE,
+	     PHASE_PERSIST, PHASES };
+void phase_begin(void);
+enum phase phase(enum phase now);
 /* One request's outcome: a refused one (err, negative or positive) at
  * LOG_INFO with the op's name, the caller's pid and root (rootfd, an
- * O_PATH descriptor on it, or -1) and the errno; with --debug every one. */
+ * O_PATH descriptor on it, or -1) and the errno; with --debug every one,
+ * with its time since phase_begin() in microseconds, split by phase. */
 void log_request(unsigned op, pid_t pid, int rootfd, int err);
 
 #endif

@@ -238,12 +238,16 @@ static int child_mount(const struct broker *b, const char *source,
 	return mount(source, ".", type, flags, data) < 0 ? errno : 0;
 }
 
+/* vfork(): the child makes system calls only, on copies of the broker's
+ * root, cwd and descriptors, and the broker waits for it anyway; a fork()
+ * copied the page tables of a broker holding a descriptor per mount (about
+ * 2 ms a tmpfs mount on a small table, 7 ms at 19,000 mounts). */
 static int fork_mount(struct request *r, const char *source, const char *type,
 		      unsigned long flags, const char *data)
 {
 	struct broker *b = r->b;
 	int status = 0;
-	pid_t pid = fork();
+	pid_t pid = vfork();
 	if (pid == 0)
 		_exit(child_mount(b, source, type, flags, data));
 	if (pid < 0)
@@ -284,10 +288,12 @@ int newmount_make(struct request *r, const char *source, const char *type,
 		else if (!q->ref[i].placed && !rendered &&
 			 !(rendered = render_data(q, t && t->lists[0])))
 			err = -ENOMEM;
+	enum phase was = phase(PHASE_EXECUTE);
 	if (!err)
 		err = fork_mount(r, q->source, type, flags,
 				 rendered ? rendered : data);
 	newroot_clear(b, q);
+	phase(was);
 	free(rendered);
 	newreq_free(q);
 	return err;

@@ -379,9 +379,13 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 }
 
 /* A caller's path as a place of the graph (the topmost mount there). */
+/* The time until the plan (issue 10 item 8) counts as resolving. */
 int resolve(struct request *r, const char *path, int how, struct named *out)
 {
+	phase(PHASE_RESOLVE);
 	out->fd = -1;
 	out->buf = NULL;
-	return walk(r, path, how, out);
+	int err = walk(r, path, how, out);
+	phase(PHASE_PLAN);
+	return err;
 }

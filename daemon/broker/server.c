@@ -98,9 +98,11 @@ static int handle(struct broker *b, int fd, const struct ucred *cred,
 			(int)cred->pid, n);
 		reply(fd, LS_OP_NONE, EINVAL, NULL, 0, -1);
 	} else {
+		phase_begin();
 		err = peer_identify(&r.caller, fd, cred, (pid_t)q.tid, q.fd1);
 		if (!err)
 			err = mntns_check(q.op, cred->pid);
+		phase(PHASE_RESOLVE);  /* the policy's checks count there */
 		if (!err)
 			err = policy_serve(&r, q.op, q.arg, f, &a);
 		if (err != -EINPROGRESS) {

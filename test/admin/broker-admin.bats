@@ -117,6 +117,19 @@ shimmed() {
 	! grep -q " op [0-9]" "$S/broker.log"
 }
 
+@test "--debug gives each request's time in microseconds, split by phase" {
+	start_broker --debug
+	mkdir "$S/jail/t"
+	LD_PRELOAD=$SHIM "$CALL" mount none "$S/jail/t" tmpfs 0 "" umount2 "$S/jail/t" 0
+	local us="[0-9]+ us: identify [0-9]+, resolve [0-9]+, plan [0-9]+, execute [0-9]+, persist [0-9]+$"
+	wait_for_line "$S/broker.log" "\]: mount from pid [0-9]+ \(root /\): ok, $us"
+	wait_for_line "$S/broker.log" "umount from pid [0-9]+ \(root /\): ok, $us"
+	# a new filesystem is made by the kernel: that is execution
+	grep -E "\]: mount from pid [0-9]+ \(root /\): ok, $us" "$S/broker.log" |
+		grep -vqE "execute 0,"
+	! mountpoint -q "$S/jail/t"
+}
+
 # syslog in a container: no syslog daemon runs here, so logcatch stands for
 # one on a /dev/log of the broker's own (a bind mount over /dev in a mount
 # namespace made for it); what is checked is what syslog(3) sent.
