@@ -74,7 +74,31 @@ enum ls_op {
 				  /proc/mounts' format), rendered for its
 				  root now, as a descriptor like
 				  LS_OP_TREE's, at offset 0; no text */
+	LS_OP_UNSHARE = 11,    /* unshare(CLONE_NEWNS): a copy of the
+				  calling thread's mount namespace; no
+				  fields, arg 0.  The reply carries
+				  (SCM_RIGHTS) a token of the new namespace
+				  (the descriptor its ns file stands for);
+				  the caller then enters it with
+				  LS_OP_SETNS, keeping the token open as
+				  long as it is in there */
+	LS_OP_SETNS = 12,      /* setns(fd, CLONE_NEWNS): arg is the
+				  caller's descriptor number of a token.
+				  The reply carries a directory descriptor
+				  of the root the caller re-roots itself to
+				  (fchdir, chroot(".")), and as text the
+				  number of another namespace's token the
+				  caller holds as a member and may close
+				  ("" when none) */
+	LS_OP_NSFILE = 13,     /* open("/proc/PID/ns/mnt"): arg is PID, 0
+				  for the calling thread.  The reply
+				  carries a token of PID's namespace and
+				  as text its number N (readlink shows
+				  "mnt:[N]", stat st_ino N); with
+				  LS_NSFILE_NUMBER in arg, only the
+				  number */
 };
+#define LS_NSFILE_NUMBER (1ull << 32)
 
 /* An op's name, for logs and messages: the call it stands for, or the
  * sharectl command.  op comes off the wire: anything past the table is
@@ -88,6 +112,8 @@ static inline const char *ls_op_name(unsigned op)
 		[LS_OP_STOP] = "stop", [LS_OP_JAILS] = "jails",
 		[LS_OP_TREE] = "tree", [LS_OP_GRAPH] = "graph",
 		[LS_OP_MOUNTTABLE] = "mounttable",
+		[LS_OP_UNSHARE] = "unshare", [LS_OP_SETNS] = "setns",
+		[LS_OP_NSFILE] = "nsfile",
 	};
 	return op < sizeof names / sizeof *names ? names[op] : "unknown";
 }

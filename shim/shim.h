@@ -90,6 +90,22 @@ long shim_umount2(const char *target, int flags);
 long shim_pivot_root(const char *new_root, const char *put_old);
 long shim_chroot(const char *path);
 
+/* ns.c: mount namespaces (the broker's copies). */
+long shim_unshare(int flags);
+long shim_setns(int fd, int nstype);
+long shim_sys_clone(long flags, long stack, long a, long b, long c);
+
+/* nsfile.c: /proc/PID/ns/mnt as the emulation has it.  The fast test on
+ * every name: does it end in "/ns/mnt"? */
+static inline int shim_ns_leaf(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+	return n >= 7 && path[n - 1] == 't' && memcmp(path + n - 7, "/ns/mnt", 7) == 0;
+}
+/* open of an ns file: a token, or -errno; *handled says whether it was
+ * one (else the kernel's call follows). */
+long shim_ns_open(const char *path, int flags, int *handled);
+
 /* mounttable.c: openat(2), serving the virtual mount table for its exact
  * names; the descriptor or -errno. */
 long shim_openat(int dirfd, const char *path, int flags, unsigned int mode);

@@ -186,6 +186,14 @@ size_t tab_loop_fds(struct broker *b, struct pollfd *p);
 void follow_drift(struct broker *b);
 void tab_loop_events(struct broker *b, const struct pollfd *p, size_t n);
 
+/* ns.c: mount namespaces (issue 11) */
+int ns_place(struct broker *b, struct mount *m);
+int ns_unshare(struct request *r, int *pass);
+int ns_setns(struct request *r, int fd, int *pass, int *old);
+int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
+	    unsigned long long *num);
+void ns_tick(struct broker *b);
+
 /* server.c */
 int server_listen(const char *addr);
 void server_loop(struct broker *b);

@@ -240,7 +240,8 @@ static int make(struct request *r, const struct step *s, struct mount *m)
 	if (!err && (err = handle_add(b, m, fd)) < 0) {
 		umount2(FDPATH(src, fd), MNT_DETACH);
 		close(fd);
-	} else if (!err && (err = move_to(r, m, s->parent, s->dir)) < 0) {
+	} else if (!err && (err = s->parent ? move_to(r, m, s->parent, s->dir) :
+			    ns_place(r->b, m)) < 0) {  /* a namespace's root */
 		umount2(FDPATH(src, fd), MNT_DETACH);
 		handle_drop(b, handle_of(b, m));
 	}

@@ -136,6 +136,33 @@ static int serve_table(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
 	return show_table(r, f[1], &a->pass);
 }
 
+static int serve_unshare(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+			 struct answer *a)
+{
+	(void)f;
+	return arg ? -EINVAL : ns_unshare(r, &a->pass);
+}
+
+static int serve_setns(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		       struct answer *a)
+{
+	int old = -1, err = arg > INT_MAX ? -EBADF :
+			    ns_setns(r, (int)arg, &a->pass, &old);
+	(void)f;
+	return err ? err : old >= 0 ? say(a, "%d", old) : 0;
+}
+
+static int serve_nsfile(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+			struct answer *a)
+{
+	unsigned long long num;
+	int err = (arg & ~LS_NSFILE_NUMBER) > INT_MAX ? -ENOENT :
+		  ns_file(r, (pid_t)(arg & ~LS_NSFILE_NUMBER),
+			  arg & LS_NSFILE_NUMBER, &a->pass, &num);
+	(void)f;
+	return err ? err : say(a, "%llu", num);
+}
+
 static const struct row rows[] = {
 	{ LS_OP_MOUNT, F0 | F1 | F2 | F3, 0, ANYONE, serve_mount },
 	{ LS_OP_UMOUNT, F1, 0, ANYONE, serve_umount },
@@ -147,6 +174,9 @@ static const struct row rows[] = {
 	{ LS_OP_TREE, F1, 0, ANYONE, serve_tree },
 	{ LS_OP_GRAPH, 0, 0, ON_HOST, serve_graph },
 	{ LS_OP_MOUNTTABLE, F1, F1, ANYONE, serve_table },
+	{ LS_OP_UNSHARE, 0, 0, ANYONE, serve_unshare },
+	{ LS_OP_SETNS, 0, 0, ANYONE, serve_setns },
+	{ LS_OP_NSFILE, 0, 0, ANYONE, serve_nsfile },
 };
 
 static const struct row *row_of(uint16_t op)

@@ -171,6 +171,7 @@ void server_loop(struct broker *b)
 	size_t n = 0, k;
 	while (!b->stop) {
 		admin_tick(b);         /* SIGHUP, SIGUSR1: between requests */
+		ns_tick(b);            /* namespaces nobody is in any more */
 		p[0] = (struct pollfd){ .fd = b->listen_fd, .events = POLLIN };
 		for (size_t i = 0; i < n; i++)
 			p[i + 1] = (struct pollfd){ .fd = c[i].fd, .events = POLLIN };

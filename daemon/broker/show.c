@@ -82,7 +82,7 @@ int show_tree(struct request *r, const char *dir, int *pass)
 	if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
 		int fd = err;
 		err = text_done(f, fd, pass,
-				render_tree(b->ns, root, false, f));
+				render_tree(root.m->ns, root, false, f));
 	}
 	named_free(&n);
 	free(buf);
@@ -141,7 +141,7 @@ int show_table(struct request *r, const char *which, int *pass)
 	else if (!err && (err = text_open(b->state_dir, &f)) >= 0) {
 		int fd = err;
 		err = text_done(f, fd, pass, (info ? render_mountinfo :
-			render_mounts)(&b->g, b->ns, root, f));
+			render_mounts)(&b->g, root.m->ns, root, f));
 	}
 	free(buf);
 	return err;
