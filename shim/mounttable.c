@@ -75,7 +75,7 @@ static int table_fd(int kind, int cloexec)
 long shim_openat(int dirfd, const char *path, int flags, unsigned int mode)
 {
 	int proc = 0, kind, fd, ns = 0;
-	if (shim_ns_leaf(path) && (fd = (int)shim_ns_open(path, flags, &ns), ns))
+	if (shim_ns_leaf(path) && (fd = (int)shim_ns_open(dirfd, path, flags, &ns), ns))
 		return fd;         /* /proc/PID/ns/mnt (nsfile.c) */
 	if ((kind = shim_virtual_kind(dirfd, path, &proc)) != VT_NONE &&
 	    !(flags & (O_PATH | O_DIRECTORY))) {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -40,6 +41,26 @@ static long ns_pid(const char *path)
 	return v == shim_raw(SYS_getpid, 0, 0, 0, 0, 0, 0) ? 0 : v;
 }
 
+/* The same for a name relative to dirfd: only a descriptor of a proc
+ * root (test/diff/spy.so serves a jail's "/proc/..." from one) counts. */
+static long ns_pid_at(int dirfd, const char *path)
+{
+	struct statfs sf;
+	struct stat st;
+	char abs[48];
+	if (path[0] == '/')
+		return ns_pid(path);
+	if (dirfd < 0 || strlen(path) > sizeof abs - 8 ||
+	    shim_raw(SYS_fstatfs, dirfd, (long)&sf, 0, 0, 0, 0) != 0 ||
+	    sf.f_type != 0x9fa0 /* PROC_SUPER_MAGIC */ ||
+	    shim_raw(SYS_fstat, dirfd, (long)&st, 0, 0, 0, 0) != 0 ||
+	    st.st_ino != 1)
+		return -1;
+	memcpy(abs, "/proc/", 6);
+	strcpy(abs + 6, path);
+	return ns_pid(abs);
+}
+
 /* The broker's answer for pid: a token (tok not NULL) and the number;
  * SHIM_NOBROKER when none answered. */
 static int ask(long pid, int *tok, unsigned long long *num)
@@ -66,11 +87,11 @@ static int ask(long pid, int *tok, unsigned long long *num)
 	return err;
 }
 
-long shim_ns_open(const char *path, int flags, int *handled)
+long shim_ns_open(int dirfd, const char *path, int flags, int *handled)
 {
 	unsigned long long num;
 	int tok = -1;
-	long pid = ns_pid(path);
+	long pid = ns_pid_at(dirfd, path);
 	int err = pid < 0 ? SHIM_NOBROKER : ask(pid, &tok, &num);
 	*handled = err != SHIM_NOBROKER;
 	if (err)
@@ -112,18 +133,18 @@ static size_t link_text(char *buf, unsigned long long num)
 
 /* The number of the namespace path names, when it is an ns file and a
  * broker answers: 0, else -1 (the kernel's call) or -errno. */
-static int number_of(const char *path, unsigned long long *num)
+static int number_of(int dirfd, const char *path, unsigned long long *num)
 {
-	long pid = path && shim_ns_leaf(path) ? ns_pid(path) : -1;
+	long pid = path && shim_ns_leaf(path) ? ns_pid_at(dirfd, path) : -1;
 	int err = pid < 0 ? SHIM_NOBROKER : ask(pid, NULL, num);
 	return err == SHIM_NOBROKER ? -1 : err;
 }
 
-static long ns_readlink(const char *path, char *buf, size_t size)
+static long ns_readlink(int dirfd, const char *path, char *buf, size_t size)
 {
 	unsigned long long num;
 	char text[40];
-	int err = number_of(path, &num);
+	int err = number_of(dirfd, path, &num);
 	if (err)
 		return err;
 	size_t n = link_text(text, num);
@@ -135,7 +156,7 @@ static long ns_readlink(const char *path, char *buf, size_t size)
 
 SHIM_EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 {
-	long r = ns_readlink(path, buf, size);
+	long r = ns_readlink(AT_FDCWD, path, buf, size);
 	if (r != -1)
 		return shim_ret(r);
 	return shim_ret(shim_raw(SYS_readlinkat, AT_FDCWD, (long)path,
@@ -145,7 +166,7 @@ SHIM_EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 SHIM_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf,
 			       size_t size)
 {
-	long r = ns_readlink(path, buf, size);
+	long r = ns_readlink(dirfd, path, buf, size);
 	if (r != -1)
 		return shim_ret(r);
 	return shim_ret(shim_raw(SYS_readlinkat, dirfd, (long)path, (long)buf,
@@ -154,11 +175,11 @@ SHIM_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf,
 
 /* ---- stat: an nsfs file, st_ino N; lstat: the magic link ---------------- */
 
-static int ns_stat(const char *path, struct stat *st, int nofollow)
+static int ns_stat(int dirfd, const char *path, struct stat *st, int nofollow)
 {
 	unsigned long long num;
 	char text[40];
-	int err = number_of(path, &num);
+	int err = number_of(dirfd, path, &num);
 	if (err)
 		return err;
 	memset(st, 0, sizeof *st);
@@ -179,7 +200,7 @@ typedef int statx_fn(int, const char *, int, unsigned, struct statx *);
 	SHIM_EXPORT int name(const char *path, type *st)              \
 	{                                                              \
 		typedef int fn_(const char *, type *);                 \
-		int r = ns_stat(path, (struct stat *)st, nofollow);    \
+		int r = ns_stat(AT_FDCWD, path, (struct stat *)st, nofollow);    \
 		if (r != -1)                                           \
 			return (int)shim_ret(r);                       \
 		fn_ *f = NEXT(fn_, #name);                             \
@@ -190,7 +211,7 @@ typedef int statx_fn(int, const char *, int, unsigned, struct statx *);
 			     int flags)                                \
 	{                                                              \
 		typedef int fn_(int, const char *, type *, int);       \
-		int r = ns_stat(path, (struct stat *)st,               \
+		int r = ns_stat(dirfd, path, (struct stat *)st,        \
 				flags & AT_SYMLINK_NOFOLLOW);          \
 		if (r != -1)                                           \
 			return (int)shim_ret(r);                       \
@@ -212,7 +233,7 @@ SHIM_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask,
 		      struct statx *sx)
 {
 	struct stat st;
-	int r = ns_stat(path, &st, flags & AT_SYMLINK_NOFOLLOW);
+	int r = ns_stat(dirfd, path, &st, flags & AT_SYMLINK_NOFOLLOW);
 	if (r == -1) {
 		statx_fn *f = NEXT(statx_fn, "statx");
 		return f ? f(dirfd, path, flags, mask, sx) :

@@ -104,7 +104,7 @@ static inline int shim_ns_leaf(const char *path)
 }
 /* open of an ns file: a token, or -errno; *handled says whether it was
  * one (else the kernel's call follows). */
-long shim_ns_open(const char *path, int flags, int *handled);
+long shim_ns_open(int dirfd, const char *path, int flags, int *handled);
 
 /* mounttable.c: openat(2), serving the virtual mount table for its exact
  * names; the descriptor or -errno. */

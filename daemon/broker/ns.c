@@ -246,6 +246,21 @@ static int ns_apply(struct request *r, int err)
 	return err;
 }
 
+/* The roots in a freed namespace are no jails any more (sharectl jails,
+ * graph). */
+static void forget_jails(struct broker *b, const char *dir)
+{
+	struct jail *j, *tmp;
+	size_t n = strlen(dir);
+	HASH_ITER(hh, b->jails, j, tmp)
+		if (strncmp(j->path, dir, n) == 0 &&
+		    (j->path[n] == '/' || !j->path[n])) {
+			HASH_DEL(b->jails, j);
+			free(j->path);
+			free(j);
+		}
+}
+
 /* The kernel frees ns: its mounts go (op_free_ns()), its directory
  * after them. */
 static int teardown(struct broker *b, struct ns *ns)
@@ -260,6 +275,10 @@ static int teardown(struct broker *b, struct ns *ns)
 			strerror(-err));
 	else if (rmdir(dir) < 0)
 		log_msg(LOG_WARNING, "%s: %s", dir, strerror(errno));
+	if (!err)
+		forget_jails(b, dir);
+	nsdir(b, NULL, dir, sizeof dir);
+	rmdir(dir);                /* the last one: nothing left behind */
 	if (table_changed(b))      /* the broker's own change */
 		fusetab_changed(b);
 	return err;

@@ -280,6 +280,7 @@ int policy_serve(struct request *r, uint16_t op, uint64_t arg,
 	if (err)
 		return err;            /* logged by the server (log_request) */
 	remember_root(r);
+	ns_tick(b);                /* what it sees has no dead namespace */
 	if (table_changed(b))
 		follow_drift(b);
 	err = w->serve(r, arg, f, a);
