@@ -117,19 +117,33 @@ static long enter_here(long tok)
 	return enter(tok, cwd[0] == '/' ? cwd : NULL);
 }
 
-long shim_unshare(int flags)
+/* A copy owned by a new user namespace has its shared mounts made
+ * slaves and locked (CL_SHARED_TO_SLAVE): not emulated, and refused as a
+ * kernel refuses a type it lacks.  A new network namespace comes last: an
+ * abstract socket (the broker's default address) is not in it. */
+static long unshare_ns(int flags)
 {
-	if (!(flags & CLONE_NEWNS) || (flags & ~UNSHARE_KNOWN))
-		return sys(SYS_unshare, flags, 0, 0);
+	if (flags & CLONE_NEWUSER)
+		return -EINVAL;
 	long tok = new_ns();
 	if (tok < 0)
 		return tok;
 	/* the rest, and a fs_struct of our own, are the kernel's */
-	long err = sys(SYS_unshare, (flags & ~CLONE_NEWNS) | CLONE_FS, 0, 0);
+	long err = sys(SYS_unshare, (flags & ~(CLONE_NEWNS | CLONE_NEWNET)) |
+		       CLONE_FS, 0, 0);
 	if (err == 0)
 		err = enter_here(tok);
 	close_fd(tok);
+	if (err == 0 && (flags & CLONE_NEWNET))
+		err = sys(SYS_unshare, CLONE_NEWNET, 0, 0);
 	return err;
+}
+
+long shim_unshare(int flags)
+{
+	if (!(flags & CLONE_NEWNS) || (flags & ~UNSHARE_KNOWN))
+		return sys(SYS_unshare, flags, 0, 0);
+	return unshare_ns(flags);
 }
 
 /* setns(2): a token enters its namespace; any other descriptor is the
@@ -140,9 +154,10 @@ long shim_setns(int fd, int nstype)
 	if (nstype != 0 && nstype != CLONE_NEWNS)
 		return sys(SYS_setns, fd, nstype, 0);
 	long err = enter(fd, NULL);
-	if (err == -EINVAL && nstype == 0)
-		return sys(SYS_setns, fd, nstype, 0);
-	return err == -LS_ENOBROKER ? sys(SYS_setns, fd, nstype, 0) : err;
+	if ((err == -EINVAL && nstype == 0) || err == -LS_ENOBROKER)
+		err = sys(SYS_setns, fd, nstype, 0);
+	/* a kernel without setns: no descriptor is a namespace but ours */
+	return err == -ENOSYS ? -EINVAL : err;
 }
 
 SHIM_EXPORT int unshare(int flags)
@@ -164,6 +179,7 @@ struct start {
 	void *arg;
 	long tok;
 	int files;             /* CLONE_FILES: the table is the parent's */
+	int net;               /* CLONE_NEWNET, once in (see unshare_ns()) */
 };
 
 static int child_start(void *p)
@@ -172,6 +188,8 @@ static int child_start(void *p)
 	long err = enter_here(s.tok);
 	if (!s.files)
 		close_fd(s.tok);
+	if (!err && s.net)
+		err = sys(SYS_unshare, CLONE_NEWNET, 0, 0);
 	if (err)                   /* the parent has its pid: no way back */
 		sys(SYS_exit, 127, 0, 0);
 	return s.fn(s.arg);
@@ -186,16 +204,17 @@ static int do_clone(clone_fn *real, int (*fn)(void *), void *stack, int flags,
 {
 	if (!(flags & CLONE_NEWNS))
 		return real(fn, stack, flags, arg, ptid, tls, ctid);
-	if ((flags & CLONE_FS) || !fn || !stack)
+	if ((flags & (CLONE_FS | CLONE_NEWUSER)) || !fn || !stack)
 		return (int)shim_ret(-EINVAL);
 	long tok = new_ns();
 	if (tok < 0)
 		return (int)shim_ret(tok);
 	uintptr_t top = ((uintptr_t)stack - sizeof(struct start)) & ~(uintptr_t)15;
 	struct start *s = (struct start *)top;
-	*s = (struct start){ fn, arg, tok, !!(flags & CLONE_FILES) };
-	int pid = real(child_start, s, flags & ~CLONE_NEWNS, s, ptid, tls,
-		       ctid);
+	*s = (struct start){ fn, arg, tok, !!(flags & CLONE_FILES),
+			     !!(flags & CLONE_NEWNET) };
+	int pid = real(child_start, s, flags & ~(CLONE_NEWNS | CLONE_NEWNET),
+		       s, ptid, tls, ctid);
 	if (!(flags & CLONE_FILES) || pid < 0)
 		close_fd(tok);
 	return pid;
@@ -234,13 +253,15 @@ long shim_sys_clone(long flags, long stack, long a, long b, long c)
 {
 	if (!(flags & CLONE_NEWNS))
 		return shim_raw(SYS_clone, flags, stack, a, b, c, 0);
-	if ((flags & (CLONE_FS | CLONE_VM)) || stack)
+	if ((flags & (CLONE_FS | CLONE_VM | CLONE_NEWUSER)) || stack)
 		return -EINVAL;
 	long tok = new_ns();
 	if (tok < 0)
 		return tok;
-	long pid = shim_raw(SYS_clone, flags & ~CLONE_NEWNS, 0, a, b, c, 0);
-	if (pid == 0 && enter_here(tok))
+	long pid = shim_raw(SYS_clone, flags & ~(CLONE_NEWNS | CLONE_NEWNET), 0,
+			    a, b, c, 0);
+	if (pid == 0 && (enter_here(tok) || ((flags & CLONE_NEWNET) &&
+			 sys(SYS_unshare, CLONE_NEWNET, 0, 0))))
 		sys(SYS_exit, 127, 0, 0);
 	if (pid != 0 || !(flags & CLONE_FILES))
 		close_fd(tok);

@@ -19,6 +19,9 @@
  *   umount TGT | chroot DIR | chdir DIR | cwd | ls DIR | sleep SECONDS
  *   waitfor FILE                  until FILE exists (10 s at most)
  *   touch FILE                    create FILE (a signal to another process)
+ *   hold PATH                     open PATH and keep it (the held descriptor)
+ *   setns-held TYPE               setns(held descriptor, TYPE)
+ *   close-held                    close it
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -76,6 +79,7 @@ static unsigned long flags_of(const char *s)
 }
 
 static const char *prefix = "";
+static int held = -1;
 
 static void result(const char *step, long r)
 {
@@ -203,6 +207,16 @@ static int one(char **a, int n, int *used)
 	} else if (!strcmp(s, "clone") || !strcmp(s, "sys-clone") ||
 		   !strcmp(s, "fork")) {
 		*used = 1 + child(a + 1, n - 1, s);
+	} else if (!strcmp(s, "hold")) {
+		NEED(1);
+		result(s, held = open(a[1], O_RDONLY | O_CLOEXEC));
+	} else if (!strcmp(s, "setns-held")) {
+		NEED(1);
+		result(s, setns(held, nstype(a[1])));
+	} else if (!strcmp(s, "close-held")) {
+		NEED(0);
+		result(s, close(held));
+		held = -1;
 	} else if (!strcmp(s, "sys-clone3")) {
 		NEED(0);
 		unsigned long long args[11] = { CLONE_NEWNS, 0, 0, 0, SIGCHLD };
