@@ -1,8 +1,9 @@
 /* ns.c: mount namespaces on a kernel without them (issue 11).
  *
- * A namespace is a copy of the caller's whole tree (op_copy_ns(), the
- * kernel's copy_mnt_ns()) made by the executor with plain binds; its root
- * mount waits at the broker's STATE/ns/ID, outside every jail.  The caller
+ * A namespace is a copy of the caller's tree (op_copy_view(): the
+ * kernel's copy_mnt_ns() as far as the caller can tell) made by the
+ * executor with plain binds; its root mount waits at the broker's
+ * STATE/ns/ID, outside every jail.  The caller
  * is given a token, one end of a socket pair, and re-roots itself with
  * LS_OP_SETNS: the broker hands it a directory descriptor of the copy of
  * its own root (never the copy of the host's root: a jailed caller gains
@@ -10,86 +11,39 @@
  * process is in follows from its root: the engine's caller is the
  * namespace of the mount its root is on (request.c).
  *
- * Lifetime.  The broker keeps the other end of every token it handed out.
- * A process that entered a namespace keeps its token open, inherited by
- * its children; ns files (/proc/PID/ns/mnt, LS_OP_NSFILE) are tokens too.
- * When every copy of a token is closed the broker's end hangs up (seen by
- * ns_tick() between requests).  A namespace without tokens is confirmed
- * dead by reading every process's root (a program may close descriptors it
- * does not know, closefrom()), then freed as the kernel frees one
- * (op_free_ns(): no propagation of the teardown).
+ * Lifetime (nslife.c): a process that entered a namespace keeps its
+ * token open, inherited by its children; ns files (/proc/PID/ns/mnt,
+ * LS_OP_NSFILE) are tokens too.  A namespace lives while some token of it
+ * is open or some process's root is in it.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "broker.h"
+#include "nsrec.h"
 
 enum { TOKENS_MAX = 1024, NS_MAX = 512 };
 /* The numbers of copies, above any the kernel gives out in practice (its
  * own start at 0xF0000000): mnt:[N] differs between namespaces. */
 #define NUM_BASE 0xFFF00000ull
 
-struct token {
-	int end;               /* the broker's end of the pair */
-	ino_t ino;             /* the caller's end, as /proc/PID/fd shows it */
-	int place;             /* O_PATH: where setns re-roots to */
-	bool member;           /* held by a process in the namespace */
-};
-
-struct nsrec {
-	struct ns *ns;
-	unsigned long long num;
-	int root;              /* O_PATH: the namespace's root place */
-	struct token *tok;
-	size_t ntok, cap;
-	bool dying;            /* no token left: the roots are read */
-	struct nsrec *next;
-};
-
-static struct nsrec *recs;
-static unsigned ntokens, nrecs;
 static unsigned long long host_num;
 
 #define FDPATH(buf, fd) (snprintf(buf, sizeof buf, "/proc/self/fd/%d", fd), buf)
-
-static int nsdir(const struct broker *b, const struct ns *ns, char *buf,
-		 size_t size)
-{
-	if (ns)
-		return snprintf(buf, size, "%s/ns/%u", b->state_dir, ns->id);
-	return snprintf(buf, size, "%s/ns", b->state_dir);
-}
-
-/* The executor's step for a namespace's root (exec.c): the copy, staged
- * and held, moves to STATE/ns/ID. */
-int ns_place(struct broker *b, struct mount *m)
-{
-	char dir[PATH_MAX], src[64];
-	nsdir(b, NULL, dir, sizeof dir);
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	nsdir(b, m->ns, dir, sizeof dir);
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return mount(FDPATH(src, handle_of(b, m)->fd), dir, NULL, MS_MOVE,
-		     NULL) < 0 ? -errno : 0;
-}
 
 /* The record of ns; one is made for the broker's own namespace, whose
  * root place is the host's root and whose number the kernel's. */
 static struct nsrec *rec_of(struct broker *b, struct ns *ns)
 {
 	struct nsrec *n;
-	for (n = recs; n; n = n->next)
+	for (n = ns_recs; n; n = n->next)
 		if (n->ns == ns)
 			return n;
 	struct handle *h = handle_of(b, b->ns->root);
@@ -106,8 +60,8 @@ static struct nsrec *rec_of(struct broker *b, struct ns *ns)
 		free(n);
 		return NULL;
 	}
-	n->next = recs;
-	recs = n;
+	n->next = ns_recs;
+	ns_recs = n;
 	return n;
 }
 
@@ -117,7 +71,7 @@ static int token_new(struct nsrec *n, int place, bool member, int *pass)
 {
 	int sv[2], err = 0;
 	struct stat st;
-	if (ntokens >= TOKENS_MAX)
+	if (ns_ntokens >= TOKENS_MAX)
 		err = -ENFILE;
 	else if (place < 0 || (n->ntok == n->cap &&
 		 !(n->tok = reallocarray(n->tok, n->cap = 2 * n->cap + 4,
@@ -134,17 +88,9 @@ static int token_new(struct nsrec *n, int place, bool member, int *pass)
 	shutdown(sv[1], SHUT_WR);
 	fstat(sv[1], &st);
 	n->tok[n->ntok++] = (struct token){ sv[0], st.st_ino, place, member };
-	ntokens++;
+	ns_ntokens++;
 	*pass = sv[1];
 	return 0;
-}
-
-static void token_drop(struct nsrec *n, size_t i)
-{
-	close(n->tok[i].end);
-	close(n->tok[i].place);
-	n->tok[i] = n->tok[--n->ntok];
-	ntokens--;
 }
 
 /* The token at descriptor fd of process pid: -EBADF when pid has no
@@ -160,7 +106,7 @@ static int token_at(pid_t pid, int fd, struct nsrec **rec, struct token **t)
 	link[len] = '\0';
 	if (sscanf(link, "socket:[%lu]", &ino) != 1)
 		return -EINVAL;
-	for (struct nsrec *n = recs; n; n = n->next)
+	for (struct nsrec *n = ns_recs; n; n = n->next)
 		for (size_t i = 0; i < n->ntok; i++)
 			if (n->tok[i].ino == ino) {
 				*rec = n;
@@ -231,59 +177,6 @@ static int open_copy(struct broker *b, struct request *r, struct loc root,
 	return fd < 0 ? -errno : fd;
 }
 
-/* Runs the open plan (as request.c's apply()). */
-static int ns_apply(struct request *r, int err)
-{
-	struct broker *b = r->b;
-	if (!err)
-		err = exec_plan(r);
-	if (err) {
-		plan_abandon(&b->g);
-	} else {
-		exec_commit(b);
-		state_save(b);
-	}
-	return err;
-}
-
-/* The roots in a freed namespace are no jails any more (sharectl jails,
- * graph). */
-static void forget_jails(struct broker *b, const char *dir)
-{
-	struct jail *j, *tmp;
-	size_t n = strlen(dir);
-	HASH_ITER(hh, b->jails, j, tmp)
-		if (strncmp(j->path, dir, n) == 0 &&
-		    (j->path[n] == '/' || !j->path[n])) {
-			HASH_DEL(b->jails, j);
-			free(j->path);
-			free(j);
-		}
-}
-
-/* The kernel frees ns: its mounts go (op_free_ns()), its directory
- * after them. */
-static int teardown(struct broker *b, struct ns *ns)
-{
-	struct request r = { .b = b, .staged = -1 };
-	char dir[PATH_MAX];
-	nsdir(b, ns, dir, sizeof dir);
-	plan_begin(&b->g);
-	int err = ns_apply(&r, op_free_ns(&b->g, ns));
-	if (err)
-		log_msg(LOG_WARNING, "%s: the namespace stays: %s", dir,
-			strerror(-err));
-	else if (rmdir(dir) < 0)
-		log_msg(LOG_WARNING, "%s: %s", dir, strerror(errno));
-	if (!err)
-		forget_jails(b, dir);
-	nsdir(b, NULL, dir, sizeof dir);
-	rmdir(dir);                /* the last one: nothing left behind */
-	if (table_changed(b))      /* the broker's own change */
-		fusetab_changed(b);
-	return err;
-}
-
 /* unshare(CLONE_NEWNS): the kernel's checks (privilege, the namespace
  * limit), the copy, and a member token of it for the caller. */
 int ns_unshare(struct request *r, int *pass)
@@ -294,7 +187,7 @@ int ns_unshare(struct request *r, int *pass)
 	char *buf = NULL;
 	if (!c.privileged)
 		return -EPERM;
-	if (nrecs >= NS_MAX)
+	if (ns_nrecs >= NS_MAX)
 		return -ENOSPC;    /* the kernel's max_mnt_namespaces */
 	int err = fd_loc(b, r->caller.root, &c.root, &buf);
 	if (!err) {
@@ -304,20 +197,20 @@ int ns_unshare(struct request *r, int *pass)
 	}
 	if (err) {                 /* the directory the failed copy took */
 		char dir[PATH_MAX];
-		nsdir(b, &(struct ns){ .id = b->g.next_ns }, dir, sizeof dir);
+		ns_dir(b, &(struct ns){ .id = b->g.next_ns }, dir, sizeof dir);
 		rmdir(dir);
 	}
 	struct nsrec *n = err ? NULL : calloc(1, sizeof *n);
 	if (!err && !n) {
-		teardown(b, ns);
+		ns_teardown(b, ns);
 		err = -ENOMEM;
 	}
 	if (n) {
 		n->ns = ns;
 		n->num = NUM_BASE + ns->id;
-		n->next = recs;
-		recs = n;
-		nrecs++;
+		n->next = ns_recs;
+		ns_recs = n;
+		ns_nrecs++;
 		n->root = open_copy(b, r, c.root, ns);
 		err = n->root < 0 ? n->root :
 		      token_new(n, dup(n->root), true, pass);
@@ -348,6 +241,25 @@ int ns_setns(struct request *r, int fd, int *pass, int *old)
 	return 0;
 }
 
+/* Whether process pid runs as uid (the owner of /proc/PID): the
+ * kernel's ptrace check, short of capabilities. */
+static bool same_owner(pid_t pid, uid_t uid)
+{
+	char path[32];
+	struct stat st;
+	snprintf(path, sizeof path, "/proc/%d", (int)pid);
+	return stat(path, &st) == 0 && st.st_uid == uid;
+}
+
+/* Whether the caller's root is the broker's: no jail. */
+static bool on_host_root(struct request *r)
+{
+	char *path = fd_path(r->caller.root);
+	bool host = path && strcmp(path, "/") == 0;
+	free(path);
+	return host;
+}
+
 /* open("/proc/PID/ns/mnt"): PID (0: the caller) must be one the caller
  * sees (its root at or under the caller's: a jail names only its own
  * processes, as a jail with its own /proc would), and may be inspected
@@ -358,19 +270,18 @@ int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 {
 	struct broker *b = r->b;
 	char path[64];
-	struct stat st;
 	int proot = r->caller.root, err = 0;
 	if (pid < 0)
 		return -ENOENT;
 	if (pid) {
 		snprintf(path, sizeof path, "/proc/%d/root", (int)pid);
 		proot = open(path, O_PATH | O_CLOEXEC);
-		if (proot < 0)
-			return errno == EACCES ? -EACCES : -ENOENT;
+		if (proot < 0)         /* a jail has no such process */
+			return errno == EACCES && on_host_root(r) ? -EACCES :
+			       -ENOENT;
 		if (!reachable(proot, r->caller.root))
 			err = -ENOENT;
-		else if (!r->caller.cap_admin &&
-			 (fstat(proot, &st) < 0 || st.st_uid != r->caller.uid))
+		else if (!r->caller.cap_admin && !same_owner(pid, r->caller.uid))
 			err = -EACCES;
 	}
 	struct mount *m = mount_of_kid(b, fd_mnt_id(proot));
@@ -388,54 +299,3 @@ int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 	return err;
 }
 
-/* Which namespaces some process is in now (its root's), marked alive. */
-static void scan_roots(struct broker *b)
-{
-	DIR *d = opendir("/proc");
-	for (struct dirent *e; d && (e = readdir(d)); ) {
-		char path[300];
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/root", e->d_name);
-		int fd = open(path, O_PATH | O_CLOEXEC);
-		struct mount *m = fd >= 0 ? mount_of_kid(b, fd_mnt_id(fd)) : NULL;
-		if (fd >= 0)
-			close(fd);
-		for (struct nsrec *n = recs; m && n; n = n->next)
-			if (n->ns == m->ns)
-				n->dying = false;
-	}
-	if (d)
-		closedir(d);
-}
-
-/* Between requests: tokens whose every copy is closed go; a namespace
- * left without tokens and without a process whose root is in it is
- * freed. */
-void ns_tick(struct broker *b)
-{
-	bool scan = false;
-	for (struct nsrec *n = recs; n; n = n->next) {
-		for (size_t i = n->ntok; i-- > 0; ) {
-			struct pollfd p = { .fd = n->tok[i].end };
-			if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)))
-				token_drop(n, i);
-		}
-		if (!n->ntok && n->ns != b->ns)
-			scan = n->dying = true;
-	}
-	if (!scan)
-		return;
-	scan_roots(b);
-	for (struct nsrec **pp = &recs, *n; (n = *pp); ) {
-		if (!n->dying || n->ntok || teardown(b, n->ns)) {
-			pp = &n->next;
-			continue;
-		}
-		*pp = n->next;
-		close(n->root);
-		free(n->tok);
-		free(n);
-		nrecs--;
-	}
-}

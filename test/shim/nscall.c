@@ -22,6 +22,8 @@
  *   hold PATH                     open PATH and keep it (the held descriptor)
  *   setns-held TYPE               setns(held descriptor, TYPE)
  *   close-held                    close it
+ *   closefds                      close every descriptor above 2 (as
+ *                                 closefrom(3) does): a membership too
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -42,6 +44,9 @@
 
 #ifndef SYS_clone3
 #define SYS_clone3 435
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
 #endif
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -217,6 +222,9 @@ static int one(char **a, int n, int *used)
 		NEED(0);
 		result(s, close(held));
 		held = -1;
+	} else if (!strcmp(s, "closefds")) {
+		NEED(0);
+		result(s, syscall(SYS_close_range, 3, ~0U, 0));
 	} else if (!strcmp(s, "sys-clone3")) {
 		NEED(0);
 		unsigned long long args[11] = { CLONE_NEWNS, 0, 0, 0, SIGCHLD };

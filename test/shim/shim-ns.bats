@@ -89,9 +89,9 @@ share_a() {
 
 @test "a jail's copy: mounts propagate between peers both ways" {
 	share_a
-	ns chroot "$J" unshare ns touch /ready waitfor /go ls /a/x \
+	background ns chroot "$J" unshare ns touch /ready waitfor /go ls /a/x \
 		mount t /a/y tmpfs 0 touch /a/y/fromA touch /done waitfor /end \
-		ls /a/y >"$BATS_TEST_TMPDIR/A" 2>&1 &
+		ls /a/y
 	wait_file "$J/ready"
 	ns mount t "$J/a/x" tmpfs 0 >/dev/null
 	touch "$J/a/x/fromhost" "$J/go"
@@ -100,7 +100,7 @@ share_a() {
 	ns umount "$J/a/y" >/dev/null   # and the host's umount reaches A
 	touch "$J/end"
 	wait
-	expect_lines "$BATS_TEST_TMPDIR/A" "chroot: ok" "unshare: ok" \
+	expect_lines "$BATS_TEST_TMPDIR/bg.0" "chroot: ok" "unshare: ok" \
 		"ls /a/x = fromhost" "mount: ok" "ls /a/y ="
 	ns umount "$J/a/x" >/dev/null
 	ns_all_gone
@@ -108,9 +108,9 @@ share_a() {
 
 @test "a slave copy receives the host's mounts and sends nothing back" {
 	share_a
-	ns chroot "$J" unshare ns mount - /a - slave touch /ready waitfor /go \
+	background ns chroot "$J" unshare ns mount - /a - slave touch /ready waitfor /go \
 		ls /a/x mount t /a/y tmpfs 0 touch /a/y/fromA touch /done \
-		waitfor /end >"$BATS_TEST_TMPDIR/A" 2>&1 &
+		waitfor /end
 	wait_file "$J/ready"
 	ns mount t "$J/a/x" tmpfs 0 >/dev/null
 	touch "$J/a/x/fromhost" "$J/go"
@@ -118,7 +118,7 @@ share_a() {
 	[ ! -e "$J/a/y/fromA" ]
 	touch "$J/end"
 	wait
-	expect_lines "$BATS_TEST_TMPDIR/A" "chroot: ok" "unshare: ok" \
+	expect_lines "$BATS_TEST_TMPDIR/bg.0" "chroot: ok" "unshare: ok" \
 		"mount: ok" "ls /a/x = fromhost" "mount: ok"
 	ns umount "$J/a/x" >/dev/null
 	ns_all_gone
@@ -190,8 +190,8 @@ share_a() {
 }
 
 @test "setns by libc and syscall(), types 0 and CLONE_NEWNS; nsenter -t and --mount" {
-	shimmed unshare -m --propagation unchanged "$NSCALL" touch "$S/in" \
-		waitfor "$S/out" >/dev/null 2>&1 &
+	background shimmed unshare -m --propagation unchanged "$NSCALL" touch "$S/in" \
+		waitfor "$S/out"
 	wait_file "$S/in"
 	local pid=$(pgrep -f "^$NSCALL touch $S/in")
 	local want=$(shimmed readlink /proc/$pid/ns/mnt)
@@ -251,13 +251,13 @@ share_a() {
 }
 
 @test "a namespace lives while a descriptor of its ns file is open" {
-	ns chroot "$J" unshare ns mount t /a/x tmpfs 0 touch /a/x/mark \
-		touch /ready waitfor /go >/dev/null 2>&1 &
+	background ns chroot "$J" unshare ns mount t /a/x tmpfs 0 touch /a/x/mark \
+		touch /ready waitfor /go
 	wait_file "$J/ready"
 	local pid=$(pgrep -f "^$NSCALL chroot $J unshare")
 	[ ! -e "$J/a/x/mark" ]          # only in the copy
-	ns hold /proc/$pid/ns/mnt touch "$S/held" waitfor "$S/left" \
-		setns-held ns ls /a/x >"$BATS_TEST_TMPDIR/B" 2>&1 &
+	background ns hold /proc/$pid/ns/mnt touch "$S/held" waitfor "$S/left" \
+		setns-held ns ls /a/x
 	wait_file "$S/held"
 	touch "$J/go"
 	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
@@ -265,7 +265,7 @@ share_a() {
 	[ -d "$STATE/ns" ]              # held: still there
 	touch "$S/left"
 	wait
-	expect_lines "$BATS_TEST_TMPDIR/B" "hold: ok" "setns-held: ok" \
+	expect_lines "$BATS_TEST_TMPDIR/bg.1" "hold: ok" "setns-held: ok" \
 		"ls /a/x = mark"
 	ns_all_gone
 }
