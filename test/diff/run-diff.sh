@@ -17,9 +17,8 @@
 #
 # --broker compares the kernel with libshare itself instead of sharedry: the
 # other side is broker-run.sh (sharebrokerd and libshare.so under the legacy
-# simulation), random scenarios come from "gen --legacy", a scenario that
-# copies namespaces is skipped (nothing legacy can run),
-# and both sides also list the files visible under the sandbox
+# simulation; namespace copies through the broker too), random scenarios
+# come from "gen --legacy", and both sides also list the files visible under the sandbox
 # (DIFF_FILES=1) and lose their propagation fields (mtnorm -P: the broker's
 # kernel table is all private).
 # --broker also compares what processes see (issue 4 item 4): every
@@ -122,12 +121,6 @@ views_of() {
 	done < <(sed -nE -e 's/^[[:space:]]*(within[[:space:]]+[^[:space:]]+[[:space:]]+)?chroot[[:space:]]+(\$B[^[:space:]]*).*/\2/p' \
 		-e 's/^#[[:space:]]*view:[[:space:]]*(\$B[^[:space:]]*).*/\1/p' \
 		-e 's/^[[:space:]]*unshare[[:space:]]+([^[:space:]]+).*/\1:\//p' "$1")
-}
-
-# Whether SCRIPT does what the legacy setting cannot: copy a namespace
-# (unshare, within).
-unlegacy() {
-	grep -qE '^[[:space:]]*(chroot[[:space:]]+[^[:space:]]+[[:space:]]+)?(unshare|within)([[:space:]]|$)' "$1"
 }
 
 # Lines of FILE as TAP diagnostics.
@@ -273,11 +266,6 @@ if ((broker)); then
 	fi
 fi
 for f in "${files[@]}"; do
-	if ((broker)) && unlegacy "$f"; then
-		echo "ok $((++k)) - $(basename "$f") # SKIP namespace copy: not in the legacy setting"
-		((virtual)) && echo "ok $((++k)) - $(basename "$f") (virtual) # SKIP namespace copy: not in the legacy setting"
-		continue
-	fi
 	mapfile -t views < <(views_of "$f")
 	bad=0
 	run_one $((++k)) "$(basename "$f")" "$f" "${views[@]}" || bad=1
