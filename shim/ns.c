@@ -23,6 +23,11 @@
 #include <unistd.h>
 #include "shim.h"
 
+#if defined(__x86_64__) && defined(__GLIBC__)
+/* As in raw.c: dlsym@GLIBC_2.34 is absent from older jails' glibc. */
+__asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
+#endif
+
 /* The flags unshare(2) knows (kernel/fork.c, check_unshare_flags()). */
 #define UNSHARE_KNOWN (CLONE_THREAD | CLONE_FS | CLONE_NEWNS | CLONE_SIGHAND | \
 		       CLONE_VM | CLONE_FILES | CLONE_SYSVSEM | CLONE_NEWUTS | \
@@ -70,6 +75,8 @@ static long enter(long tok, const char *cwd)
 		err = -LS_ENOBROKER;
 	if (err == 0 && a.fd < 0)
 		err = -EIO;
+	if (err == 0)              /* the kernel's CLONE_FS: other threads */
+		err = sys(SYS_unshare, CLONE_FS, 0, 0);   /* stay where they are */
 	if (err == 0)
 		err = sys(SYS_fchdir, a.fd, 0, 0);
 	if (err == 0)
@@ -126,6 +133,8 @@ static long unshare_ns(int flags)
 	if (flags & CLONE_NEWUSER)
 		return -EINVAL;
 	long tok = new_ns();
+	if (tok == -LS_ENOBROKER && shim_fallback_native())
+		return sys(SYS_unshare, flags, 0, 0);
 	if (tok < 0)
 		return tok;
 	/* the rest, and a fs_struct of our own, are the kernel's */
@@ -154,7 +163,10 @@ long shim_setns(int fd, int nstype)
 	if (nstype != 0 && nstype != CLONE_NEWNS)
 		return sys(SYS_setns, fd, nstype, 0);
 	long err = enter(fd, NULL);
-	if ((err == -EINVAL && nstype == 0) || err == -LS_ENOBROKER)
+	if (err == -LS_ENOBROKER)
+		return shim_fallback_native() ? sys(SYS_setns, fd, nstype, 0) :
+		       err;
+	if (err == -EINVAL && nstype == 0)
 		err = sys(SYS_setns, fd, nstype, 0);
 	/* a kernel without setns: no descriptor is a namespace but ours */
 	return err == -ENOSYS ? -EINVAL : err;

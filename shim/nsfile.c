@@ -18,6 +18,11 @@
 #include <unistd.h>
 #include "shim.h"
 
+#if defined(__x86_64__) && defined(__GLIBC__)
+/* As in raw.c: dlsym@GLIBC_2.34 is absent from older jails' glibc. */
+__asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
+#endif
+
 /* The pid an ns file's name stands for (0: the caller), or -1 when the
  * name is none. */
 static long ns_pid(const char *path)

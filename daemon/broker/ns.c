@@ -29,7 +29,10 @@
 #include "broker.h"
 #include "nsrec.h"
 
-enum { TOKENS_MAX = 1024, NS_MAX = 512 };
+/* Each token costs the broker two descriptors, taken from those its
+ * handles could use (fd_room()): a bound for all, and one per user, so
+ * that nobody's open ns files starve another's. */
+enum { TOKENS_MAX = 512, TOKENS_PER_UID = 128, NS_MAX = 256 };
 /* The numbers of copies, above any the kernel gives out in practice (its
  * own start at 0xF0000000): mnt:[N] differs between namespaces. */
 #define NUM_BASE 0xFFF00000ull
@@ -65,19 +68,44 @@ static struct nsrec *rec_of(struct broker *b, struct ns *ns)
 	return n;
 }
 
-/* A new token of n that re-roots to place (a descriptor it takes); the
- * caller's end in *pass. */
-static int token_new(struct nsrec *n, int place, bool member, int *pass)
+/* How many tokens uid holds. */
+static unsigned tokens_of(uid_t uid)
+{
+	unsigned k = 0;
+	for (struct nsrec *n = ns_recs; n; n = n->next)
+		for (size_t i = 0; i < n->ntok; i++)
+			k += n->tok[i].uid == uid;
+	return k;
+}
+
+/* Room for one more token in n. */
+static int token_room(struct nsrec *n)
+{
+	size_t cap = 2 * n->cap + 4;
+	struct token *t;
+	if (n->ntok < n->cap)
+		return 0;
+	if (!(t = reallocarray(n->tok, cap, sizeof *t)))
+		return -ENOMEM;
+	n->tok = t;
+	n->cap = cap;
+	return 0;
+}
+
+/* A new token of n for r's caller that re-roots to place (a descriptor
+ * it takes); the caller's end in *pass. */
+static int token_new(struct request *r, struct nsrec *n, int place,
+		     bool member, int *pass)
 {
 	int sv[2], err = 0;
 	struct stat st;
-	if (ns_ntokens >= TOKENS_MAX)
+	uid_t uid = r->caller.uid;
+	if (ns_ntokens >= TOKENS_MAX || tokens_of(uid) >= TOKENS_PER_UID)
 		err = -ENFILE;
-	else if (place < 0 || (n->ntok == n->cap &&
-		 !(n->tok = reallocarray(n->tok, n->cap = 2 * n->cap + 4,
-					 sizeof *n->tok))))
-		err = -ENOMEM;
-	else if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+	else if (place < 0)
+		err = -errno;
+	else if (!(err = token_room(n)) &&
+		 socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		err = -errno;
 	if (err) {
 		if (place >= 0)
@@ -87,7 +115,8 @@ static int token_new(struct nsrec *n, int place, bool member, int *pass)
 	/* the holder cannot write to us; its close hangs our end up */
 	shutdown(sv[1], SHUT_WR);
 	fstat(sv[1], &st);
-	n->tok[n->ntok++] = (struct token){ sv[0], st.st_ino, place, member };
+	n->tok[n->ntok++] = (struct token){ sv[0], st.st_ino, place, member,
+					    uid };
 	ns_ntokens++;
 	*pass = sv[1];
 	return 0;
@@ -213,7 +242,7 @@ int ns_unshare(struct request *r, int *pass)
 		ns_nrecs++;
 		n->root = open_copy(b, r, c.root, ns);
 		err = n->root < 0 ? n->root :
-		      token_new(n, dup(n->root), true, pass);
+		      token_new(r, n, dup(n->root), true, pass);
 		n->dying = err != 0;   /* no token: it goes at the next tick */
 	}
 	free(buf);
@@ -291,7 +320,7 @@ int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 	if (!err) {
 		*num = n->num;
 		if (!number_only)
-			err = token_new(n, dup(reachable(n->root, r->caller.root)
+			err = token_new(r, n, dup(reachable(n->root, r->caller.root)
 					       ? n->root : proot), false, pass);
 	}
 	if (pid)

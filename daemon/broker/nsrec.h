@@ -12,6 +12,7 @@ struct token {                 /* one descriptor handed out for a namespace */
 	ino_t ino;             /* the caller's end, as /proc/PID/fd shows it */
 	int place;             /* O_PATH: where setns re-roots to */
 	bool member;           /* held by a process in the namespace */
+	uid_t uid;             /* whom it was made for (TOKENS_PER_UID) */
 };
 
 struct nsrec {
