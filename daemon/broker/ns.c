@@ -145,9 +145,10 @@ static int token_at(pid_t pid, int fd, struct nsrec **rec, struct token **t)
 	return -EINVAL;
 }
 
-/* The highest descriptor of pid holding a member token of another
- * namespace than n's: the membership the caller leaves. */
-static int old_member(pid_t pid, const struct nsrec *n)
+/* The highest descriptor of pid but fd holding a member token: the
+ * membership the caller leaves as it enters with fd (of whichever
+ * namespace: entering one's own again must not leave two). */
+static int old_member(pid_t pid, int used)
 {
 	char path[64];
 	int best = -1;
@@ -158,7 +159,7 @@ static int old_member(pid_t pid, const struct nsrec *n)
 		struct token *t;
 		int fd = atoi(e->d_name);
 		if (e->d_name[0] != '.' && token_at(pid, fd, &o, &t) == 0 &&
-		    t->member && o != n && fd > best)
+		    t->member && fd != used && fd > best)
 			best = fd;
 	}
 	if (d)
@@ -266,7 +267,7 @@ int ns_setns(struct request *r, int fd, int *pass, int *old)
 			  O_CLOEXEC)) < 0)
 		return -errno;
 	t->member = true;          /* the shim keeps a copy of it */
-	*old = old_member(r->caller.pid, n);
+	*old = old_member(r->caller.pid, fd);
 	return 0;
 }
 

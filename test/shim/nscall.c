@@ -22,6 +22,7 @@
  *   hold PATH                     open PATH and keep it (the held descriptor)
  *   setns-held TYPE               setns(held descriptor, TYPE)
  *   close-held                    close it
+ *   fds                           "fds = N": how many descriptors are open
  *   closefds                      close every descriptor above 2 (as
  *                                 closefrom(3) does): a membership too
  */
@@ -222,6 +223,15 @@ static int one(char **a, int n, int *used)
 		NEED(0);
 		result(s, close(held));
 		held = -1;
+	} else if (!strcmp(s, "fds")) {
+		NEED(0);
+		DIR *d = opendir("/proc/self/fd");
+		int k = -3;            /* ".", ".." and the directory's own */
+		while (d && readdir(d))
+			k++;
+		if (d)
+			closedir(d);
+		printf("%sfds = %d\n", prefix, k);
 	} else if (!strcmp(s, "closefds")) {
 		NEED(0);
 		result(s, syscall(SYS_close_range, 3, ~0U, 0));

@@ -210,6 +210,17 @@ share_a() {
 	ns_all_gone
 }
 
+@test "entering again keeps one membership: no descriptor piles up" {
+	run ns fds unshare ns fds hold /proc/self/ns/mnt setns-held 0 \
+		setns-held ns close-held fds unshare ns fds
+	[ "$status" -eq 0 ]
+	local n=${lines[0]#fds = }
+	[ "${lines[2]}" = "fds = $((n + 1))" ]     # the membership
+	[ "${lines[7]}" = "fds = $((n + 1))" ]
+	[ "${lines[9]}" = "fds = $((n + 1))" ]
+	ns_all_gone
+}
+
 @test "setns refuses what the kernel refuses" {
 	run ns setns /dev/null ns setns /dev/null 0 sys-setns /dev/null ns \
 		setns pidfd ns
