@@ -261,6 +261,22 @@ share_a() {
 	ns_all_gone
 }
 
+@test "the ns file is the emulation's with /proc mounted in the jail too" {
+	mkdir -p "$J/proc"
+	ns mount proc "$J/proc" proc 0 >/dev/null
+	local host=$(ns readlink /proc/self/ns/mnt)
+	run ns chroot "$J" readlink /proc/self/ns/mnt unshare ns \
+		readlink /proc/self/ns/mnt readlink /proc/1/ns/mnt
+	[ "${lines[1]}" = "$host" ]
+	[ "${lines[2]}" = "unshare: ok" ]
+	[[ ${lines[3]} == "readlink = mnt:["* ]]
+	[ "${lines[3]}" != "$host" ]
+	# a process outside the jail: not the jail's to name
+	[ "${lines[4]}" = "readlink: ENOENT" ]
+	ns_all_gone
+	ns umount "$J/proc" >/dev/null
+}
+
 @test "a namespace lives while a descriptor of its ns file is open" {
 	background ns chroot "$J" unshare ns mount t /a/x tmpfs 0 touch /a/x/mark \
 		touch /ready waitfor /go
