@@ -173,6 +173,17 @@ share_a() {
 	ns_all_gone
 }
 
+@test "the ns file by a relative name, as lsns and friends name it" {
+	run shimmed unshare -m --propagation unchanged sh -c \
+		'readlink /proc/self/ns/mnt; cd /proc/$$ && readlink ns/mnt &&
+		 stat -L -c %i ns/mnt'
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "mnt:["* ]]
+	[ "${lines[1]}" = "${lines[0]}" ]
+	[ "mnt:[${lines[2]}]" = "${lines[0]}" ]
+	ns_all_gone
+}
+
 @test "clone(CLONE_NEWNS) by glibc's wrapper and by syscall(); clone3 is ENOSYS" {
 	run ns chroot "$J" readlink /proc/self/ns/mnt \
 		clone readlink /proc/self/ns/mnt \; \
