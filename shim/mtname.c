@@ -14,7 +14,7 @@
 /* The directory a relative name starts from, into buf: the cwd, or the
  * dirfd's path (/proc/self/fd, or, without /proc, a dirfd on the proc
  * root: test/diff/spy.so redirects "/proc/..." there).  0 or -1. */
-static int base_dir(int dirfd, char *buf, size_t size)
+int shim_base_dir(int dirfd, char *buf, size_t size)
 {
 	char link[40];
 	struct statfs sf;
@@ -104,7 +104,7 @@ __attribute__((noinline)) int shim_full_kind(int dirfd, const char *path,
 	if (len == SHIM_PATH_MAX)
 		return VT_NONE;
 	buf[0] = '\0';
-	if (path[0] != '/' && base_dir(dirfd, buf, SHIM_PATH_MAX) < 0)
+	if (path[0] != '/' && shim_base_dir(dirfd, buf, SHIM_PATH_MAX) < 0)
 		return VT_NONE;
 	strcat(buf, "/");
 	strcat(buf, path);

@@ -12,7 +12,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -46,23 +45,20 @@ static long ns_pid(const char *path)
 	return v == shim_raw(SYS_getpid, 0, 0, 0, 0, 0, 0) ? 0 : v;
 }
 
-/* The same for a name relative to dirfd: only a descriptor of a proc
- * root (test/diff/spy.so serves a jail's "/proc/..." from one) counts. */
+/* The same for a name relative to dirfd (lsns opens "ns/mnt" from a
+ * descriptor of /proc/PID; test/diff/spy.so serves a jail's "/proc/..."
+ * from one of the proc root). */
 static long ns_pid_at(int dirfd, const char *path)
 {
-	struct statfs sf;
-	struct stat st;
-	char abs[48];
+	char abs[SHIM_PATH_MAX];
+	size_t n;
 	if (path[0] == '/')
 		return ns_pid(path);
-	if (dirfd < 0 || strlen(path) > sizeof abs - 8 ||
-	    shim_raw(SYS_fstatfs, dirfd, (long)&sf, 0, 0, 0, 0) != 0 ||
-	    sf.f_type != 0x9fa0 /* PROC_SUPER_MAGIC */ ||
-	    shim_raw(SYS_fstat, dirfd, (long)&st, 0, 0, 0, 0) != 0 ||
-	    st.st_ino != 1)
+	if (strlen(path) > 32 || shim_base_dir(dirfd, abs, sizeof abs - 40) < 0)
 		return -1;
-	memcpy(abs, "/proc/", 6);
-	strcpy(abs + 6, path);
+	n = strlen(abs);
+	abs[n] = '/';
+	strcpy(abs + n + 1, path);
 	return ns_pid(abs);
 }
 

@@ -96,11 +96,13 @@ long shim_setns(int fd, int nstype);
 long shim_sys_clone(long flags, long stack, long a, long b, long c);
 
 /* nsfile.c: /proc/PID/ns/mnt as the emulation has it.  The fast test on
- * every name: does it end in "/ns/mnt"? */
+ * every name: is its end "ns/mnt" (after a slash or alone)? */
 static inline int shim_ns_leaf(const char *path)
 {
 	size_t n = path ? strlen(path) : 0;
-	return n >= 7 && path[n - 1] == 't' && memcmp(path + n - 7, "/ns/mnt", 7) == 0;
+	return n >= 6 && path[n - 1] == 't' &&
+	       memcmp(path + n - 6, "ns/mnt", 6) == 0 &&
+	       (n == 6 || path[n - 7] == '/');
 }
 /* open of an ns file: a token, or -errno; *handled says whether it was
  * one (else the kernel's call follows). */
@@ -130,6 +132,9 @@ static inline int shim_leaf_kind(const char *path)
 }
 
 int shim_full_kind(int dirfd, const char *path, int kind, int *proc);
+/* The directory a relative name starts from: the cwd for AT_FDCWD, else
+ * dirfd's path (a proc root's, "/proc", without /proc); 0 or -1. */
+int shim_base_dir(int dirfd, char *buf, size_t size);
 
 /* VT_MOUNTINFO or VT_MOUNTS when (dirfd, path) names a virtual table,
  * VT_NONE otherwise; *proc: a name under /proc (read-only there). */

@@ -18,9 +18,9 @@
 # --broker compares the kernel with libshare itself instead of sharedry: the
 # other side is broker-run.sh (sharebrokerd and libshare.so under the legacy
 # simulation; namespace copies through the broker too), random scenarios
-# come from "gen --legacy", and both sides also list the files visible under the sandbox
-# (DIFF_FILES=1) and lose their propagation fields (mtnorm -P: the broker's
-# kernel table is all private).
+# come from "gen --legacy", and both sides also list the files visible
+# under the sandbox (DIFF_FILES=1) and lose their propagation fields
+# (mtnorm -P: the broker's kernel table is all private).
 # --broker also compares what processes see (issue 4 item 4): every
 # scenario gets a second test point, "(virtual)", where the same broker run
 # reads its views again through the shim (broker-run.sh BROKER_VIRTUAL=1:

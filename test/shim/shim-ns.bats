@@ -173,6 +173,17 @@ share_a() {
 	ns_all_gone
 }
 
+@test "the ns file by a relative name, as lsns and friends name it" {
+	run shimmed unshare -m --propagation unchanged sh -c \
+		'readlink /proc/self/ns/mnt; cd /proc/$$ && readlink ns/mnt &&
+		 stat -L -c %i ns/mnt'
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "mnt:["* ]]
+	[ "${lines[1]}" = "${lines[0]}" ]
+	[ "mnt:[${lines[2]}]" = "${lines[0]}" ]
+	ns_all_gone
+}
+
 @test "clone(CLONE_NEWNS) by glibc's wrapper and by syscall(); clone3 is ENOSYS" {
 	run ns chroot "$J" readlink /proc/self/ns/mnt \
 		clone readlink /proc/self/ns/mnt \; \
@@ -259,6 +270,22 @@ share_a() {
 	[ "${lines[7]}" = "setns-held: ok" ]
 	[ "${lines[8]}" = "stat = $n file" ]
 	ns_all_gone
+}
+
+@test "the ns file is the emulation's with /proc mounted in the jail too" {
+	mkdir -p "$J/proc"
+	ns mount proc "$J/proc" proc 0 >/dev/null
+	local host=$(ns readlink /proc/self/ns/mnt)
+	run ns chroot "$J" readlink /proc/self/ns/mnt unshare ns \
+		readlink /proc/self/ns/mnt readlink /proc/1/ns/mnt
+	[ "${lines[1]}" = "$host" ]
+	[ "${lines[2]}" = "unshare: ok" ]
+	[[ ${lines[3]} == "readlink = mnt:["* ]]
+	[ "${lines[3]}" != "$host" ]
+	# a process outside the jail: not the jail's to name
+	[ "${lines[4]}" = "readlink: ENOENT" ]
+	ns_all_gone
+	ns umount "$J/proc" >/dev/null
 }
 
 @test "a namespace lives while a descriptor of its ns file is open" {
