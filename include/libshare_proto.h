@@ -60,7 +60,9 @@ enum ls_op {
 				  one per line */
 	LS_OP_TREE = 8,        /* field 1: the root directory of the view,
 				  looked up in the caller's root; absent:
-				  the caller's own root.  The reply carries
+				  the caller's own root.  Or field 0: a
+				  pid, whose root and namespace are the
+				  view (a process the caller could see).  The reply carries
 				  (SCM_RIGHTS) a read-only descriptor of a
 				  file holding the mount tree as findmnt
 				  -o TARGET,SOURCE,FSROOT,PROPAGATION shows
@@ -68,7 +70,9 @@ enum ls_op {
 	LS_OP_GRAPH = 9,       /* only from a caller on the host's root:
 				  the propagation graph in Graphviz DOT, as
 				  a descriptor like LS_OP_TREE's */
-	LS_OP_MOUNTTABLE = 10, /* field 1: "mountinfo" or "mounts".  The
+	LS_OP_MOUNTTABLE = 10, /* field 1: "mountinfo" or "mounts"; field 0,
+				  if there, a pid: that process's table
+				  (/proc/PID/mountinfo), as for LS_OP_TREE.  The
 				  calling thread's mount table as the kernel
 				  would show it (/proc/self/mountinfo, or
 				  /proc/mounts' format), rendered for its
@@ -97,6 +101,10 @@ enum ls_op {
 				  "mnt:[N]", stat st_ino N); with
 				  LS_NSFILE_NUMBER in arg, only the
 				  number */
+	LS_OP_NAMESPACES = 14, /* sharectl ns, from a privileged caller on
+				  the host's root: reply text, a line per
+				  mount namespace (its number, root,
+				  mounts and processes) */
 };
 #define LS_NSFILE_NUMBER (1ull << 32)
 
@@ -113,7 +121,7 @@ static inline const char *ls_op_name(unsigned op)
 		[LS_OP_TREE] = "tree", [LS_OP_GRAPH] = "graph",
 		[LS_OP_MOUNTTABLE] = "mounttable",
 		[LS_OP_UNSHARE] = "unshare", [LS_OP_SETNS] = "setns",
-		[LS_OP_NSFILE] = "nsfile",
+		[LS_OP_NSFILE] = "nsfile", [LS_OP_NAMESPACES] = "ns",
 	};
 	return op < sizeof names / sizeof *names ? names[op] : "unknown";
 }

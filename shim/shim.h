@@ -131,19 +131,22 @@ static inline int shim_leaf_kind(const char *path)
 	return VT_NONE;
 }
 
-int shim_full_kind(int dirfd, const char *path, int kind, int *proc);
+int shim_full_kind(int dirfd, const char *path, int kind, int *proc,
+		   int *pid);
 /* The directory a relative name starts from: the cwd for AT_FDCWD, else
  * dirfd's path (a proc root's, "/proc", without /proc); 0 or -1. */
 int shim_base_dir(int dirfd, char *buf, size_t size);
 
 /* VT_MOUNTINFO or VT_MOUNTS when (dirfd, path) names a virtual table,
- * VT_NONE otherwise; *proc: a name under /proc (read-only there). */
-static inline int shim_virtual_kind(int dirfd, const char *path, int *proc)
+ * VT_NONE otherwise; *proc: a name under /proc (read-only there); *pid:
+ * another process's table (/proc/PID/mountinfo), or 0 for the caller's. */
+static inline int shim_virtual_kind(int dirfd, const char *path, int *proc,
+				    int *pid)
 {
 	int kind;
 	if (!path || (kind = shim_leaf_kind(path)) == VT_NONE)
 		return VT_NONE;
-	return shim_full_kind(dirfd, path, kind, proc);
+	return shim_full_kind(dirfd, path, kind, proc, pid);
 }
 
 #endif

@@ -163,8 +163,12 @@ int statedir_prepare(struct broker *b);
 void statedir_set_aside(const struct broker *b, const char *why);
 
 /* show.c */
-int show_table(struct request *r, const char *which, int *pass);
-int show_tree(struct request *r, const char *dir, int *pass);
+int show_table(struct request *r, const char *which, const char *pid,
+	       int *pass);
+int show_tree(struct request *r, const char *pid, const char *dir, int *pass);
+/* nsshow.c */
+int pid_view(struct request *r, const char *pid, struct loc *out, char **buf);
+int show_namespaces(struct request *r, char **text, int *ntext);
 int show_graph(struct request *r, int *pass);
 
 /* policy.c */
