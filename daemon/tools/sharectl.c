@@ -204,9 +204,6 @@ int main(int argc, char **argv)
 			addr = optarg;
 		else if (c == 'r')
 			root = optarg;
-		else if (c == 'n' && strspn(optarg, "0123456789") !=
-			 strlen(optarg))
-			refuse("--ns", optarg, "not a process id");
 		else if (c == 'n')
 			pid = optarg;
 		else if (c == 'o' && !format_of(optarg))
@@ -230,7 +227,8 @@ int main(int argc, char **argv)
 		if ((root && (op != LS_OP_TREE || !*root ||
 			      strlen(root) > LS_FIELD_MAX)) ||
 		    (pid && (op != LS_OP_TREE || root || !*pid ||
-			     strlen(pid) > 10)) ||
+			     strlen(pid) > 10 ||
+			     strspn(pid, "0123456789") != strlen(pid))) ||
 		    (output && (op != LS_OP_GRAPH || !format_of(output))))
 			usage(stderr, 2);
 		return run(addr, cmds[i].name, op, pid, root, output);
