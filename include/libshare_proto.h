@@ -60,7 +60,9 @@ enum ls_op {
 				  one per line */
 	LS_OP_TREE = 8,        /* field 1: the root directory of the view,
 				  looked up in the caller's root; absent:
-				  the caller's own root.  The reply carries
+				  the caller's own root.  Or field 0: a
+				  pid, whose root and namespace are the
+				  view (a process the caller could see).  The reply carries
 				  (SCM_RIGHTS) a read-only descriptor of a
 				  file holding the mount tree as findmnt
 				  -o TARGET,SOURCE,FSROOT,PROPAGATION shows
@@ -68,13 +70,43 @@ enum ls_op {
 	LS_OP_GRAPH = 9,       /* only from a caller on the host's root:
 				  the propagation graph in Graphviz DOT, as
 				  a descriptor like LS_OP_TREE's */
-	LS_OP_MOUNTTABLE = 10, /* field 1: "mountinfo" or "mounts".  The
+	LS_OP_MOUNTTABLE = 10, /* field 1: "mountinfo" or "mounts"; field 0,
+				  if there, a pid: that process's table
+				  (/proc/PID/mountinfo), as for LS_OP_TREE.  The
 				  calling thread's mount table as the kernel
 				  would show it (/proc/self/mountinfo, or
 				  /proc/mounts' format), rendered for its
 				  root now, as a descriptor like
 				  LS_OP_TREE's, at offset 0; no text */
+	LS_OP_UNSHARE = 11,    /* unshare(CLONE_NEWNS): a copy of the
+				  calling thread's mount namespace; no
+				  fields, arg 0.  The reply carries
+				  (SCM_RIGHTS) a token of the new namespace
+				  (the descriptor its ns file stands for);
+				  the caller then enters it with
+				  LS_OP_SETNS, keeping the token open as
+				  long as it is in there */
+	LS_OP_SETNS = 12,      /* setns(fd, CLONE_NEWNS): arg is the
+				  caller's descriptor number of a token.
+				  The reply carries a directory descriptor
+				  of the root the caller re-roots itself to
+				  (fchdir, chroot(".")), and as text the
+				  number of another namespace's token the
+				  caller holds as a member and may close
+				  ("" when none) */
+	LS_OP_NSFILE = 13,     /* open("/proc/PID/ns/mnt"): arg is PID, 0
+				  for the calling thread.  The reply
+				  carries a token of PID's namespace and
+				  as text its number N (readlink shows
+				  "mnt:[N]", stat st_ino N); with
+				  LS_NSFILE_NUMBER in arg, only the
+				  number */
+	LS_OP_NAMESPACES = 14, /* sharectl ns, from a privileged caller on
+				  the host's root: reply text, a line per
+				  mount namespace (its number, root,
+				  mounts and processes) */
 };
+#define LS_NSFILE_NUMBER (1ull << 32)
 
 /* An op's name, for logs and messages: the call it stands for, or the
  * sharectl command.  op comes off the wire: anything past the table is
@@ -88,6 +120,8 @@ static inline const char *ls_op_name(unsigned op)
 		[LS_OP_STOP] = "stop", [LS_OP_JAILS] = "jails",
 		[LS_OP_TREE] = "tree", [LS_OP_GRAPH] = "graph",
 		[LS_OP_MOUNTTABLE] = "mounttable",
+		[LS_OP_UNSHARE] = "unshare", [LS_OP_SETNS] = "setns",
+		[LS_OP_NSFILE] = "nsfile", [LS_OP_NAMESPACES] = "ns",
 	};
 	return op < sizeof names / sizeof *names ? names[op] : "unknown";
 }

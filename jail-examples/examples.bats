@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The RFC's examples (example1.sh to example3.sh) run for real: each builds
+# The RFC's examples (example1.sh to example4.sh) run for real: each builds
 # its jails, starts its own broker, mounts through the shim, and checks
 # what every side sees.  Each runs once as the README runs it and once under
 # the legacy simulation (broker, shim and jails on a kernel that refuses
@@ -78,6 +78,19 @@ running_with() {
 
 @test "example 3 under the legacy simulation" {
 	run_example 3 legacy
+}
+
+@test "example 4: a slave namespace per user at login: the administrator's mounts reach every session, a session's reach nobody" {
+	run_example 4
+	[[ $output == *"ok: bob does not see alice's home"* ]]
+	[[ $output == *"ok: alice's session received it"* ]]
+	[[ $output == *"ok: bob does not (a slave sends nothing back)"* ]]
+	[[ $output == *"ok: and from bob's"* ]]
+	[[ $output == *"ok: no session's mount is left"* ]]
+}
+
+@test "example 4 under the legacy simulation" {
+	run_example 4 legacy
 }
 
 @test "an example says why it cannot run, and changes nothing" {

@@ -50,14 +50,22 @@ __asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
 
 /* A descriptor of the broker's rendering, with O_CLOEXEC as asked, or -1
  * when no broker served it (the caller then opens the path for real). */
-static int table_fd(int kind, int cloexec)
+static int table_fd(int kind, int cloexec, int pid)
 {
 	const char *what = kind == VT_MOUNTINFO ? "mountinfo" : "mounts";
+	char num[16], *d = num + sizeof num;
 	struct ls_req_view q = { .op = LS_OP_MOUNTTABLE,
 				 .field = { NULL, what } };
 	struct shim_ans a;
 	int r;
 	q.len[1] = (uint32_t)strlen(what);
+	if (pid > 0) {     /* another process's table: its pid in field 0 */
+		*--d = '\0';
+		for (int v = pid; v; v /= 10)
+			*--d = (char)('0' + v % 10);
+		q.field[0] = d;
+		q.len[0] = (uint32_t)strlen(d);
+	}
 	r = shim_call_ans(&q, &a);
 	if (r != 0 || a.fd < 0) {
 		if (a.fd >= 0)
@@ -74,14 +82,16 @@ static int table_fd(int kind, int cloexec)
  * descriptor or -errno. */
 long shim_openat(int dirfd, const char *path, int flags, unsigned int mode)
 {
-	int proc = 0, kind, fd;
-	if ((kind = shim_virtual_kind(dirfd, path, &proc)) != VT_NONE &&
+	int proc = 0, kind, fd, ns = 0, pid;
+	if (shim_ns_leaf(path) && (fd = (int)shim_ns_open(dirfd, path, flags, &ns), ns))
+		return fd;         /* /proc/PID/ns/mnt (nsfile.c) */
+	if ((kind = shim_virtual_kind(dirfd, path, &proc, &pid)) != VT_NONE &&
 	    !(flags & (O_PATH | O_DIRECTORY))) {
 		/* the kernel's mountinfo is read-only even for root */
 		if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) {
 			if (proc)
 				return -EACCES;
-		} else if ((fd = table_fd(kind, flags & O_CLOEXEC)) >= 0) {
+		} else if ((fd = table_fd(kind, flags & O_CLOEXEC, pid)) >= 0) {
 			return fd;
 		}
 	}
@@ -193,10 +203,10 @@ SHIM_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
  * readable when the broker serves it, /proc or not. */
 static long shim_faccessat(int dirfd, const char *path, int mode, int flags)
 {
-	int proc, kind, fd;
+	int proc, kind, fd, pid;
 	if (!(mode & (W_OK | X_OK)) &&
-	    (kind = shim_virtual_kind(dirfd, path, &proc)) != VT_NONE &&
-	    (fd = table_fd(kind, 1)) >= 0) {
+	    (kind = shim_virtual_kind(dirfd, path, &proc, &pid)) != VT_NONE &&
+	    (fd = table_fd(kind, 1, pid)) >= 0) {
 		shim_raw(SYS_close, fd, 0, 0, 0, 0, 0);
 		return 0;
 	}
@@ -230,12 +240,13 @@ typedef FILE *fdopen_fn(int, const char *);
  * call's), or -1. */
 static int stream_fd(const char *path, const char *mode, int cloexec)
 {
-	int proc, kind;
+	int proc, kind, pid;
 	if (!path || !mode || (kind = shim_leaf_kind(path)) == VT_NONE ||
 	    mode[0] != 'r' || strchr(mode, '+') ||
-	    (kind = shim_full_kind(AT_FDCWD, path, kind, &proc)) == VT_NONE)
+	    (kind = shim_full_kind(AT_FDCWD, path, kind, &proc, &pid)) ==
+	    VT_NONE)
 		return -1;
-	return table_fd(kind, cloexec || strchr(mode, 'e'));
+	return table_fd(kind, cloexec || strchr(mode, 'e'), pid);
 }
 
 static FILE *stream(int fd, const char *mode)

@@ -14,7 +14,7 @@
 /* The directory a relative name starts from, into buf: the cwd, or the
  * dirfd's path (/proc/self/fd, or, without /proc, a dirfd on the proc
  * root: test/diff/spy.so redirects "/proc/..." there).  0 or -1. */
-static int base_dir(int dirfd, char *buf, size_t size)
+int shim_base_dir(int dirfd, char *buf, size_t size)
 {
 	char link[40];
 	struct statfs sf;
@@ -95,7 +95,7 @@ static int own_thread(const char *s)
 /* The slow half of virtual_kind(), for a basename that matched: out of
  * line, so that the common case does not pay for its buffer. */
 __attribute__((noinline)) int shim_full_kind(int dirfd, const char *path,
-					   int kind, int *proc)
+					   int kind, int *proc, int *pid)
 {
 	char buf[SHIM_PATH_MAX * 2 + 2];
 	char *p[8];
@@ -104,12 +104,13 @@ __attribute__((noinline)) int shim_full_kind(int dirfd, const char *path,
 	if (len == SHIM_PATH_MAX)
 		return VT_NONE;
 	buf[0] = '\0';
-	if (path[0] != '/' && base_dir(dirfd, buf, SHIM_PATH_MAX) < 0)
+	if (path[0] != '/' && shim_base_dir(dirfd, buf, SHIM_PATH_MAX) < 0)
 		return VT_NONE;
 	strcat(buf, "/");
 	strcat(buf, path);
 	n = split(buf, p, 8);
 	*proc = n > 0 && strcmp(p[0], "proc") == 0;
+	*pid = 0;
 	if (n == 2 && strcmp(p[0], "etc") == 0 && strcmp(p[1], "mtab") == 0)
 		return VT_MOUNTS;
 	if (kind == VT_MTAB || !*proc)
@@ -118,6 +119,9 @@ __attribute__((noinline)) int shim_full_kind(int dirfd, const char *path,
 		return strcmp(p[1], "mounts") == 0 ? VT_MOUNTS : VT_NONE;
 	if (n == 3 && (strcmp(p[1], "thread-self") == 0 || own_process(p[1])))
 		return kind;
+	if (n == 3 && (*pid = (int)number(p[1])) > 0)
+		return kind;       /* another's: the broker says whether */
+	*pid = 0;
 	if (n == 5 && strcmp(p[2], "task") == 0 && own_process(p[1]) &&
 	    own_thread(p[3]))
 		return kind;

@@ -90,6 +90,24 @@ long shim_umount2(const char *target, int flags);
 long shim_pivot_root(const char *new_root, const char *put_old);
 long shim_chroot(const char *path);
 
+/* ns.c: mount namespaces (the broker's copies). */
+long shim_unshare(int flags);
+long shim_setns(int fd, int nstype);
+long shim_sys_clone(long flags, long stack, long a, long b, long c);
+
+/* nsfile.c: /proc/PID/ns/mnt as the emulation has it.  The fast test on
+ * every name: is its end "ns/mnt" (after a slash or alone)? */
+static inline int shim_ns_leaf(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+	return n >= 6 && path[n - 1] == 't' &&
+	       memcmp(path + n - 6, "ns/mnt", 6) == 0 &&
+	       (n == 6 || path[n - 7] == '/');
+}
+/* open of an ns file: a token, or -errno; *handled says whether it was
+ * one (else the kernel's call follows). */
+long shim_ns_open(int dirfd, const char *path, int flags, int *handled);
+
 /* mounttable.c: openat(2), serving the virtual mount table for its exact
  * names; the descriptor or -errno. */
 long shim_openat(int dirfd, const char *path, int flags, unsigned int mode);
@@ -113,16 +131,22 @@ static inline int shim_leaf_kind(const char *path)
 	return VT_NONE;
 }
 
-int shim_full_kind(int dirfd, const char *path, int kind, int *proc);
+int shim_full_kind(int dirfd, const char *path, int kind, int *proc,
+		   int *pid);
+/* The directory a relative name starts from: the cwd for AT_FDCWD, else
+ * dirfd's path (a proc root's, "/proc", without /proc); 0 or -1. */
+int shim_base_dir(int dirfd, char *buf, size_t size);
 
 /* VT_MOUNTINFO or VT_MOUNTS when (dirfd, path) names a virtual table,
- * VT_NONE otherwise; *proc: a name under /proc (read-only there). */
-static inline int shim_virtual_kind(int dirfd, const char *path, int *proc)
+ * VT_NONE otherwise; *proc: a name under /proc (read-only there); *pid:
+ * another process's table (/proc/PID/mountinfo), or 0 for the caller's. */
+static inline int shim_virtual_kind(int dirfd, const char *path, int *proc,
+				    int *pid)
 {
 	int kind;
 	if (!path || (kind = shim_leaf_kind(path)) == VT_NONE)
 		return VT_NONE;
-	return shim_full_kind(dirfd, path, kind, proc);
+	return shim_full_kind(dirfd, path, kind, proc, pid);
 }
 
 #endif

@@ -14,6 +14,9 @@
 
 /* The numbers headers older than the calls lack.  Since Linux 5.1 new
  * calls share one number on every architecture but alpha. */
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
 #ifndef SYS_open_tree
 #define SYS_open_tree 428
 #endif
@@ -68,6 +71,14 @@ SHIM_EXPORT long syscall(long nr, ...)
 		return shim_pivot_root((const char *)a[0], (const char *)a[1]);
 	case SYS_chroot:
 		return shim_chroot((const char *)a[0]);
+	case SYS_unshare:
+		return shim_ret(shim_unshare((int)a[0]));
+	case SYS_setns:
+		return shim_ret(shim_setns((int)a[0], (int)a[1]));
+	case SYS_clone:
+		return shim_ret(shim_sys_clone(a[0], a[1], a[2], a[3], a[4]));
+	case SYS_clone3:           /* callers fall back to clone (ns.c) */
+		return shim_ret(-ENOSYS);
 	/* the mount table's names (mounttable.c); all else as it came */
 #ifdef SYS_open
 	case SYS_open:

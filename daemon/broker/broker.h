@@ -219,8 +219,12 @@ void statedir_set_aside(const struct broker *b, const char *why);
 int reply_text(uid_t uid, const char *text, size_t len, int *pass);
 
 /* show.c */
-int show_table(struct request *r, const char *which, int *pass);
-int show_tree(struct request *r, const char *dir, int *pass);
+int show_table(struct request *r, const char *which, const char *pid,
+	       int *pass);
+int show_tree(struct request *r, const char *pid, const char *dir, int *pass);
+/* nsshow.c */
+int pid_view(struct request *r, const char *pid, struct loc *out, char **buf);
+int show_namespaces(struct request *r, char **text, int *ntext);
 int show_graph(struct request *r, int *pass);
 
 /* policy.c */
@@ -242,6 +246,14 @@ void fusetab_changed(struct broker *b);
 size_t tab_loop_fds(struct broker *b, struct pollfd *p);
 void follow_drift(struct broker *b);
 void tab_loop_events(struct broker *b, const struct pollfd *p, size_t n);
+
+/* ns.c: mount namespaces (issue 11) */
+int ns_place(struct broker *b, struct mount *m);
+int ns_unshare(struct request *r, int *pass);
+int ns_setns(struct request *r, int fd, int *pass, int *old);
+int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
+	    unsigned long long *num);
+void ns_tick(struct broker *b);
 
 /* server.c */
 int server_listen(const char *addr);

@@ -241,7 +241,8 @@ static int make(struct request *r, const struct step *s, struct mount *m)
 		umount2(FDPATH(src, fd), MNT_DETACH);
 		close(fd);
 	} else if (!err && (intent_step(b, s, 'S', handle_of(b, m)),
-			    err = move_to(r, m, s->parent, s->dir)) < 0) {
+			    err = s->parent ? move_to(r, m, s->parent, s->dir) :
+			    ns_place(r->b, m)) < 0) {  /* a namespace's root */
 		umount2(FDPATH(src, fd), MNT_DETACH);
 		handle_drop(b, handle_of(b, m));
 	}

@@ -120,7 +120,7 @@ static int serve_tree(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
 		   struct answer *a)
 {
 	(void)arg;
-	return show_tree(r, f[1], &a->pass);
+	return show_tree(r, f[0], f[1], &a->pass);
 }
 
 static int serve_graph(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
@@ -130,11 +130,45 @@ static int serve_graph(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
 	return show_graph(r, &a->pass);
 }
 
+static int serve_namespaces(struct request *r, uint64_t arg,
+			    char *f[LS_NFIELDS], struct answer *a)
+{
+	(void)arg, (void)f;
+	return show_namespaces(r, &a->text, &a->ntext);
+}
+
 static int serve_table(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
 		    struct answer *a)
 {
 	(void)arg;
-	return show_table(r, f[1], &a->pass);
+	return show_table(r, f[1], f[0], &a->pass);
+}
+
+static int serve_unshare(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+			 struct answer *a)
+{
+	(void)f;
+	return arg ? -EINVAL : ns_unshare(r, &a->pass);
+}
+
+static int serve_setns(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		       struct answer *a)
+{
+	int old = -1, err = arg > INT_MAX ? -EBADF :
+			    ns_setns(r, (int)arg, &a->pass, &old);
+	(void)f;
+	return err ? err : old >= 0 ? say(a, "%d", old) : 0;
+}
+
+static int serve_nsfile(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+			struct answer *a)
+{
+	unsigned long long num;
+	int err = (arg & ~LS_NSFILE_NUMBER) > INT_MAX ? -ENOENT :
+		  ns_file(r, (pid_t)(arg & ~LS_NSFILE_NUMBER),
+			  arg & LS_NSFILE_NUMBER, &a->pass, &num);
+	(void)f;
+	return err ? err : say(a, "%llu", num);
 }
 
 static const struct row rows[] = {
@@ -145,9 +179,13 @@ static const struct row rows[] = {
 	{ LS_OP_STATUS, 0, 0, ANYONE, serve_status },
 	{ LS_OP_STOP, 0, 0, ADMIN, serve_stop },
 	{ LS_OP_JAILS, 0, 0, ADMIN, serve_jails },
-	{ LS_OP_TREE, F1, 0, ANYONE, serve_tree },
+	{ LS_OP_TREE, F0 | F1, 0, ANYONE, serve_tree },
 	{ LS_OP_GRAPH, 0, 0, ON_HOST, serve_graph },
-	{ LS_OP_MOUNTTABLE, F1, F1, ANYONE, serve_table },
+	{ LS_OP_MOUNTTABLE, F0 | F1, F1, ANYONE, serve_table },
+	{ LS_OP_UNSHARE, 0, 0, ANYONE, serve_unshare },
+	{ LS_OP_SETNS, 0, 0, ANYONE, serve_setns },
+	{ LS_OP_NSFILE, 0, 0, ANYONE, serve_nsfile },
+	{ LS_OP_NAMESPACES, 0, 0, ADMIN, serve_namespaces },
 };
 
 static const struct row *row_of(uint16_t op)
@@ -251,6 +289,7 @@ int policy_serve(struct request *r, uint16_t op, uint64_t arg,
 	if (err)
 		return err;            /* logged by the server (log_request) */
 	remember_root(r);
+	ns_tick(b);                /* what it sees has no dead namespace */
 	if (table_changed(b))
 		follow_drift(b);
 	err = w->serve(r, arg, f, a);

@@ -23,8 +23,9 @@ static int caller_of(struct request *r, struct caller *c, char **buf)
 {
 	struct broker *b = r->b;
 	c->privileged = r->caller.cap_admin;
-	c->ns = b->ns;
-	return fd_loc(b, r->caller.root, &c->root, buf);
+	int err = fd_loc(b, r->caller.root, &c->root, buf);
+	c->ns = err ? b->ns : c->root.m->ns;   /* its root's (ns.c) */
+	return err;
 }
 
 /* The executed plan's result saved: or, when the state cannot be

@@ -237,6 +237,7 @@ void server_loop(struct broker *b)
 	int wake = slow_wake_fd();
 	while (!b->stop) {
 		admin_tick(b);         /* SIGHUP, SIGUSR1: between requests */
+		ns_tick(b);            /* namespaces nobody is in any more */
 		p[0] = (struct pollfd){ .fd = b->listen_fd, .events = POLLIN };
 		p[1] = (struct pollfd){ .fd = wake, .events = POLLIN };
 		for (size_t i = 0; i < np; i++)

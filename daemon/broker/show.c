@@ -46,21 +46,22 @@ static int text_done(struct request *r, struct text *t, int *pass, int wrote)
 /* The tree as a process whose root is dir sees it, dir looked up like any
  * of the caller's paths (inside its root: a jail sees no more than its
  * own); without dir, as the caller itself sees it. */
-int show_tree(struct request *r, const char *dir, int *pass)
+int show_tree(struct request *r, const char *pid, const char *dir, int *pass)
 {
 	struct broker *b = r->b;
 	struct named n = { .fd = -1 };
 	struct loc root;
 	char *buf = NULL;
 	struct text t;
-	int err = dir ? resolve(r, dir, RES_FOLLOW, &n) :
-			fd_loc(b, r->caller.root, &root, &buf);
+	int err = pid && dir ? -EINVAL : dir ? resolve(r, dir, RES_FOLLOW, &n) :
+		  pid ? pid_view(r, pid, &root, &buf) :
+		  fd_loc(b, r->caller.root, &root, &buf);
 	if (dir && !err)
 		root = n.at;
 	if (!err && root.file)
 		err = -ENOTDIR;
 	if (!err && !(err = text_open(&t)))
-		err = text_done(r, &t, pass, render_tree(b->ns, root, false,
+		err = text_done(r, &t, pass, render_tree(root.m->ns, root, false,
 							 t.f));
 	named_free(&n);
 	free(buf);
@@ -102,7 +103,8 @@ int show_graph(struct request *r, int *pass)
  * just returned is listed.  A file of the broker's FUSE filesystem, which
  * renders again at every read from offset 0 and signals changes; without
  * FUSE a snapshot. */
-int show_table(struct request *r, const char *which, int *pass)
+int show_table(struct request *r, const char *which, const char *pid,
+	       int *pass)
 {
 	struct broker *b = r->b;
 	bool info = which && strcmp(which, "mountinfo") == 0;
@@ -111,12 +113,13 @@ int show_table(struct request *r, const char *which, int *pass)
 	struct text t;
 	if (!info && (!which || strcmp(which, "mounts") != 0))
 		return -EINVAL;
-	int err = fd_loc(b, r->caller.root, &root, &buf);
+	int err = pid ? pid_view(r, pid, &root, &buf) :
+			fd_loc(b, r->caller.root, &root, &buf);
 	if (!err && b->tab)        /* live: read fresh, polled (fusetab.c) */
 		err = fusetab_open(b, root, info, counted(r), pass);
 	else if (!err && !(err = text_open(&t)))
 		err = text_done(r, &t, pass, (info ? render_mountinfo :
-			render_mounts)(&b->g, b->ns, root, t.f));
+			render_mounts)(&b->g, root.m->ns, root, t.f));
 	free(buf);
 	return err;
 }

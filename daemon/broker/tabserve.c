@@ -85,7 +85,7 @@ static char *render(struct broker *b, const struct tabfile *f, size_t *n)
 	HASH_FIND(hh, b->by_seq, &f->seq, sizeof f->seq, h);
 	if (h) {
 		struct loc root = { h->m, f->dir, f->file_root };
-		(f->info ? render_mountinfo : render_mounts)(&b->g, b->ns, root,
+		(f->info ? render_mountinfo : render_mounts)(&b->g, h->m->ns, root,
 							     out);
 	}
 	return fclose(out) == 0 ? text : (free(text), NULL);

@@ -54,3 +54,26 @@ int op_copy_ns(struct graph *g, const struct caller *c, struct ns **out)
 		*out = ns;
 	return err;
 }
+
+/* The same copy as far as the caller can tell (issue 11): the mount its
+ * root is on, whole, and what is mounted under its root; mounts skip()
+ * names (ones the broker cannot reach) are left out with their subtrees.
+ * Nothing the caller sees or could reach differs, nor how propagation
+ * reaches what it sees: the mounts left out are outside its root. */
+int op_copy_view(struct graph *g, const struct caller *c, busy_fn skip,
+		 void *ctx, struct ns **out)
+{
+	if (!c->privileged)
+		return -EPERM;
+	struct ns *ns = ns_new(g);
+	struct mount *top = c->root.m;
+	if (!ns || !(ns->root = copy_tree_skip(g, top, c->root.dir,
+					       CL_RECURSIVE | CL_COPY_UNBINDABLE,
+					       ns, skip, ctx)) ||
+	    jset_str(g, &ns->root->root, top->root))
+		return -ENOMEM;
+	int err = plan_tree(g, ns->root);
+	if (!err)
+		*out = ns;
+	return err;
+}

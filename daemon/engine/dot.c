@@ -7,7 +7,10 @@
  * thousands of mounts draws as the few that share.  A node is labelled
  * with the mount's path from the namespace root and its source; each jail
  * is a note listing the mounts it sees (path as it sees it, and source),
- * with a dashed line to those of them that are drawn.
+ * with a dashed line to those of them that are drawn.  When there are
+ * mount namespaces besides the first (unshare -m), each is a dashed box
+ * of its own: a peer group that spans namespaces is a cluster in each,
+ * joined by a dotted line, and masters reach their slaves across boxes.
  */
 #include <stdlib.h>
 #include "journal.h"
@@ -58,19 +61,65 @@ static bool first_peer(const struct mount *m, const struct ns *ns)
 }
 
 static int put_cluster(FILE *out, const struct mount *m, struct ns *ns,
-		       struct loc top)
+		       struct loc top, const char *in)
 {
 	int err = 0;
-	fprintf(out, "\tsubgraph cluster_g%u {\n\t\tlabel=\"shared:%u\";\n",
-		m->group, m->group);
+	fprintf(out, "%ssubgraph cluster_g%u_%u {\n%s\tlabel=\"shared:%u\";\n",
+		in, m->group, ns->id, in, m->group);
 	const struct mount *p = m;
+	char deeper[8];
+	snprintf(deeper, sizeof deeper, "%s\t", in);
 	do {
 		if (p->ns == ns && !p->dead)
-			err = put_node(out, p, top, "\t\t");
+			err = put_node(out, p, top, deeper);
 		p = next_peer(p);
 	} while (!err && p != m);
-	fputs("\t}\n", out);
+	fprintf(out, "%s}\n", in);
 	return err;
+}
+
+/* The drawn mounts of ns; boxed: in a cluster of the namespace's own. */
+static int put_ns(FILE *out, const struct graph *g, struct ns *ns, bool boxed)
+{
+	struct loc top = mount_root(ns->root);
+	const char *in = boxed ? "\t\t" : "\t";
+	int err = 0;
+	if (boxed)
+		fprintf(out, "\tsubgraph cluster_ns%u {\n\t\tlabel=\"mount "
+			"namespace %u\";\n\t\tstyle=dashed;\n", ns->id, ns->id);
+	for (struct list *l = g->order.next; !err && l != &g->order;
+	     l = l->next) {
+		struct mount *m = list_entry(l, struct mount, order);
+		if (m->ns != ns || !drawn(m))
+			continue;
+		if (!m->group)
+			err = put_node(out, m, top, in);
+		else if (first_peer(m, ns))
+			err = put_cluster(out, m, ns, top, in);
+	}
+	if (boxed)
+		fputs("\t}\n", out);
+	return err;
+}
+
+/* A peer group across namespaces: a dotted line from its first mount in
+ * the first namespace it has mounts in to its first mount in each other. */
+static void put_peer_links(FILE *out, const struct graph *g)
+{
+	for (struct list *l = g->order.next; l != &g->order; l = l->next) {
+		struct mount *m = list_entry(l, struct mount, order);
+		if (!m->group || m->dead || !first_peer(m, m->ns))
+			continue;
+		const struct mount *lead = m;
+		for (const struct mount *p = next_peer(m); p != m;
+		     p = next_peer(p))
+			if (!p->dead && p->seq < lead->seq)
+				lead = p;
+		if (lead != m && lead->ns != m->ns)
+			fprintf(out, "\tm%u -> m%u [style=dotted, dir=none, "
+				"label=\"shared:%u\"];\n", lead->id, m->id,
+				m->group);
+	}
 }
 
 /* A jail: its path, then every mount it sees, one per left-justified
@@ -115,27 +164,28 @@ static int put_jail(FILE *out, const struct graph *g, struct ns *ns,
 int render_graph(const struct graph *g, struct ns *ns,
 		 const struct view *jails, size_t njails, FILE *out)
 {
-	struct loc top = mount_root(ns->root);
+	bool many = g->nss.next->next != &g->nss;
 	int err = 0;
 	fputs("digraph propagation {\n\trankdir=LR;\n"
 	      "\tnode [shape=box, fontname=\"monospace\"];\n", out);
-	for (struct list *l = g->order.next; !err && l != &g->order;
+	err = put_ns(out, g, ns, many);
+	for (struct list *l = g->nss.next; !err && many && l != &g->nss;
 	     l = l->next) {
-		struct mount *m = list_entry(l, struct mount, order);
-		if (m->ns != ns || !drawn(m))
-			continue;
-		if (!m->group)
-			err = put_node(out, m, top, "\t");
-		else if (first_peer(m, ns))
-			err = put_cluster(out, m, ns, top);
+		struct ns *other = list_entry(l, struct ns, link);
+		if (other != ns)
+			err = put_ns(out, g, other, true);
 	}
 	for (struct list *l = g->order.next; l != &g->order; l = l->next) {
 		struct mount *m = list_entry(l, struct mount, order);
-		if (m->ns == ns && m->master && m->master->ns == ns)
+		if (m->master && !m->dead && (many ||
+		    (m->ns == ns && m->master->ns == ns)))
 			fprintf(out, "\tm%u -> m%u;\n", m->master->id, m->id);
 	}
+	if (many)
+		put_peer_links(out, g);
 	for (size_t i = 0; !err && i < njails; i++)
-		err = put_jail(out, g, ns, &jails[i], i);
+		err = put_jail(out, g, jails[i].root.m ? jails[i].root.m->ns :
+			       ns, &jails[i], i);
 	fputs("}\n", out);
 	return err;
 }

@@ -77,6 +77,9 @@ enum { CL_SLAVE = 1, CL_MAKE_SHARED = 2, CL_COPY_UNBINDABLE = 4,
        CL_RECURSIVE = 8 };
 struct mount *copy_tree(struct graph *g, struct mount *src, const char *root,
 			int flags, struct ns *ns);
+struct mount *copy_tree_skip(struct graph *g, struct mount *src,
+			     const char *root, int flags, struct ns *ns,
+			     busy_fn skip, void *ctx);
 
 /* check_plan.c: the checker's snapshot and replay */
 int plan_snapshot(struct graph *g);

@@ -196,13 +196,23 @@ static struct mount *skip_subtree(struct mount *p, struct mount *src)
 struct mount *copy_tree(struct graph *g, struct mount *src, const char *root,
 			int flags, struct ns *ns)
 {
+	return copy_tree_skip(g, src, root, flags, ns, NULL, NULL);
+}
+
+/* The same, leaving out the submounts skip() names, with what is under
+ * them (op_copy_view()). */
+struct mount *copy_tree_skip(struct graph *g, struct mount *src,
+			     const char *root, int flags, struct ns *ns,
+			     busy_fn skip, void *ctx)
+{
 	struct mount *top = clone_mount(g, src, root, flags, ns);
 	if (!top || !(flags & CL_RECURSIVE))
 		return top;
 	struct mount *s = src, *dst = top;
 	for (struct mount *p = next_in_tree(src, src); p; ) {
 		if ((p->parent == src && !dir_under(p->mp, root)) ||
-		    (p->unbindable && !(flags & CL_COPY_UNBINDABLE))) {
+		    (p->unbindable && !(flags & CL_COPY_UNBINDABLE)) ||
+		    (skip && skip(ctx, p))) {
 			p = skip_subtree(p, src);
 			continue;
 		}

@@ -238,8 +238,10 @@ static int take_out(struct graph *g, struct set *s, int flags)
 	for (size_t i = 0; !err && i < s->n; i++)
 		err = plan_step(g, STEP_UMOUNT, s->v[i], NULL, NULL, NULL,
 				flags & LS_MNT_DETACH);
-	for (size_t i = s->n; !err && i-- > 0; )
-		err = mount_detach(g, s->v[i]) ?: mount_kill(g, s->v[i]);
+	for (size_t i = s->n; !err && i-- > 0; )   /* a namespace's root has
+						       no parent (op_free_ns) */
+		err = (s->v[i]->parent ? mount_detach(g, s->v[i]) : 0) ?:
+		      mount_kill(g, s->v[i]);
 	for (size_t i = 0; !err && i < pk.n; i++)
 		err = mount_attach(g, pk.m[i], pk.to[i].m, pk.to[i].dir) ?:
 		      plan_step(g, STEP_MOVE, pk.m[i], NULL, pk.to[i].m,
@@ -287,6 +289,30 @@ int op_umount(struct graph *g, const struct caller *c, struct loc at, int flags,
 	struct set s = { 0 };
 	int err = gather(g, &s, m, flags & LS_MNT_DETACH) ?:
 		  take_out(g, &s, flags);
+	free(s.v);
+	return err;
+}
+
+static void ns_free(struct graph *g, void *p, unsigned id)
+{
+	(void)g, (void)id;
+	free(p);
+}
+
+/* The last reference to a namespace is gone (the kernel's put_mnt_ns():
+ * umount_tree() without UMOUNT_PROPAGATE): every mount of it goes, lazily,
+ * nothing propagates to peers or slaves elsewhere, and each goes private
+ * first so that its slaves elsewhere are re-homed.  The namespace itself
+ * is freed at commit. */
+int op_free_ns(struct graph *g, struct ns *ns)
+{
+	struct set s = { .stamp = ++g->stamp };
+	int err = 0;
+	for (struct mount *p = ns->root; p && !err;
+	     p = next_in_tree(p, ns->root))
+		err = add(&s, p);
+	err = err ?: take_out(g, &s, LS_MNT_DETACH) ?: JSET(g, ns->root, NULL) ?:
+	      jlist_del_init(g, &ns->link) ?: jcall(g, NULL, ns_free, ns, 0);
 	free(s.v);
 	return err;
 }

@@ -1,14 +1,15 @@
 /* sharectl: the administrator's command.
  *
- *   sharectl [--socket ADDR] status | stop | jails
- *   sharectl [--socket ADDR] tree [--root DIR]
+ *   sharectl [--socket ADDR] status | stop | jails | ns
+ *   sharectl [--socket ADDR] tree [--root DIR | --ns PID]
  *   sharectl [--socket ADDR] graph [--output FILE.svg|FILE.png|FILE.dot]
  *   sharectl [--socket ADDR] apply [--dry-run] [--jail DIR] [FILE|DIR]...
  *   sharectl check [--jail DIR] [FILE|DIR]...   (jailtab_cmd.c)
  *
  * tree: the mount tree of the broker's graph as findmnt -o TARGET,SOURCE,
- * FSROOT,PROPAGATION shows it, to the caller or to a process whose root is
- * DIR.  graph: the propagation graph in Graphviz DOT, on stdout or in FILE;
+ * FSROOT,PROPAGATION shows it, to the caller, to a process whose root is
+ * DIR, or to process PID in its mount namespace.  ns: the mount namespaces
+ * (unshare -m through the shim), with their roots and processes.  graph: the propagation graph in Graphviz DOT, on stdout or in FILE;
  * an .svg or .png is drawn by Graphviz's dot.
  *
  * Exit status: 0 on success; 1 when the broker refuses or does not answer
@@ -30,8 +31,8 @@
 
 static void usage(FILE *out, int code)
 {
-	fprintf(out, "usage: sharectl [--socket ADDR] status|stop|jails\n"
-		"       sharectl [--socket ADDR] tree [--root DIR]\n"
+	fprintf(out, "usage: sharectl [--socket ADDR] status|stop|jails|ns\n"
+		"       sharectl [--socket ADDR] tree [--root DIR|--ns PID]\n"
 		"       sharectl [--socket ADDR] graph "
 		"[--output FILE.svg|FILE.png|FILE.dot]\n"
 		"       sharectl [--socket ADDR] apply [--dry-run] [--jail DIR] "
@@ -41,6 +42,8 @@ static void usage(FILE *out, int code)
 		"  -s, --socket ADDR   the broker's socket: @NAME or /PATH\n"
 		"                      (default $%s, else %s)\n"
 		"  -r, --root DIR      tree: as a process chrooted into DIR sees it\n"
+		"  -n, --ns PID        tree: as process PID sees it, in its mount\n"
+		"                      namespace\n"
 		"  -o, --output FILE   graph: into FILE, as .dot, .svg or .png\n"
 		"  -h, --help          this help\n"
 		"  -V, --version       the version\n\n"
@@ -57,15 +60,17 @@ static void refuse(const char *what, const char *value, const char *why)
 	exit(2);
 }
 
-/* One round trip, field 1 being arg when not NULL (broker_call(), the one
+/* One round trip, field 1 being arg and field 0 pid when not NULL
+ * (broker_call(), the one
  * client of the broker's in the tools); the reply's text goes to stdout,
  * its descriptor to *pass (-1 when none).  Returns the reply's errno, or
  * a negative errno when no root broker answered or its answer was not
  * one (-EIO). */
-static int ask(const char *addr, uint16_t op, const char *arg, int *pass)
+static int ask(const char *addr, uint16_t op, const char *pid,
+	       const char *arg, int *pass)
 {
 	static char text[LS_TEXT_MAX];
-	const char *const f[LS_NFIELDS] = { NULL, arg, NULL, NULL };
+	const char *const f[LS_NFIELDS] = { pid, arg, NULL, NULL };
 	size_t len = sizeof text;
 	int err = broker_call(addr, op, f, 0, text, &len, pass);
 	if (err >= 0)
@@ -145,14 +150,15 @@ static int deliver(int fd, const char *output)
 
 /* One command; its exit status. */
 static int run(const char *addr, const char *name, uint16_t op,
-	       const char *root, const char *output)
+	       const char *pid, const char *root, const char *output)
 {
-	int pass, err = ask(addr, op, root, &pass);
+	int pass, err = ask(addr, op, pid, root, &pass);
 	if (err < 0)
 		fprintf(stderr, "sharectl: no broker at %s: %s\n", addr,
 			strerror(-err));
-	else if (err > 0 && root)
-		fprintf(stderr, "sharectl: %s: %s: %s\n", name, root,
+	else if (err > 0 && (root || pid))
+		fprintf(stderr, "sharectl: %s: %s%s: %s\n", name,
+			root ? "" : "process ", root ? root : pid,
 			strerror(err));
 	else if (err > 0)
 		fprintf(stderr, "sharectl: %s: %s\n", name, strerror(err));
@@ -172,6 +178,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "root", required_argument, NULL, 'r' },
+		{ "ns", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -180,15 +187,16 @@ int main(int argc, char **argv)
 	static const struct { const char *name; uint16_t op; } cmds[] = {
 		{ "status", LS_OP_STATUS }, { "stop", LS_OP_STOP },
 		{ "jails", LS_OP_JAILS }, { "tree", LS_OP_TREE },
-		{ "graph", LS_OP_GRAPH },
+		{ "graph", LS_OP_GRAPH }, { "ns", LS_OP_NAMESPACES },
 	};
-	const char *addr = getenv(LS_SOCKET_ENV), *root = NULL, *output = NULL;
+	const char *addr = getenv(LS_SOCKET_ENV), *root = NULL, *output = NULL,
+		   *pid = NULL;
 	struct sockaddr_un sa;
 	socklen_t len;
 	int c = jailtab_command(argc, argv);   /* apply, check: jailtab_cmd.c */
 	if (c >= 0)
 		return c;
-	while ((c = getopt_long(argc, argv, "s:r:o:hV", opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "s:r:n:o:hV", opts, NULL)) != -1)
 		if (c == 's' && ls_address(optarg, &sa, &len) < 0)
 			refuse("--socket", optarg, "not @NAME (abstract) nor an "
 			       "absolute /PATH of 2 to 107 bytes");
@@ -196,6 +204,8 @@ int main(int argc, char **argv)
 			addr = optarg;
 		else if (c == 'r')
 			root = optarg;
+		else if (c == 'n')
+			pid = optarg;
 		else if (c == 'o' && !format_of(optarg))
 			refuse("--output", optarg, "unsupported format: the "
 			       "name must end in .dot, .svg or .png");
@@ -216,9 +226,12 @@ int main(int argc, char **argv)
 			continue;
 		if ((root && (op != LS_OP_TREE || !*root ||
 			      strlen(root) > LS_FIELD_MAX)) ||
+		    (pid && (op != LS_OP_TREE || root || !*pid ||
+			     strlen(pid) > 10 ||
+			     strspn(pid, "0123456789") != strlen(pid))) ||
 		    (output && (op != LS_OP_GRAPH || !format_of(output))))
 			usage(stderr, 2);
-		return run(addr, cmds[i].name, op, root, output);
+		return run(addr, cmds[i].name, op, pid, root, output);
 	}
 	usage(stderr, 2);
 }

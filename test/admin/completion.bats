@@ -28,7 +28,7 @@ complete_words() {
 @test "sharectl completes its commands" {
 	run complete_words sharectl ""
 	[ "$status" -eq 0 ]
-	[ "$(echo $output)" = "apply check graph jails status stop tree" ]
+	[ "$(echo $output)" = "apply check graph jails ns status stop tree" ]
 	run complete_words sharectl st
 	[ "$(echo $output)" = "status stop" ]
 }
@@ -37,7 +37,7 @@ complete_words() {
 	run complete_words sharectl graph --
 	[ "$(echo $output)" = "--help --output --socket --version" ]
 	run complete_words sharectl tree --
-	[ "$(echo $output)" = "--help --root --socket --version" ]
+	[ "$(echo $output)" = "--help --ns --root --socket --version" ]
 	run complete_words sharectl apply --
 	[ "$(echo $output)" = "--dry-run --help --jail --socket --version" ]
 	run complete_words sharectl check --j

@@ -64,6 +64,8 @@ shift
 dir=$(mktemp -d "${TMPDIR:-/tmp}/libshare-broker.XXXXXX") || exit 1
 log=$dir.log
 state=$dir.state               # the broker's: stage/, park/, its log
+nsfile=$dir.ns                 # "NAME PID" of the namespaces' keepers
+: >"$nsfile"
 sock=@libshare-diff-$$
 broker=
 
@@ -74,6 +76,11 @@ holder_of_run() {
 	read -r pid _ <"$state/holder.pid" 2>/dev/null &&
 		read -r comm <"/proc/$pid/comm" 2>/dev/null &&
 		[[ $comm == sharebrokerhold ]] && echo "$pid"
+}
+
+# The keeper of namespace NAME:/ (native.sh's unshare).
+keeper() {
+	awk -v n="${1%:/}" '$1 == n { print $2 }' "$nsfile"
 }
 
 # The broker's pid, if it is still that broker (pid reuse).
@@ -121,6 +128,9 @@ mounts_under() {
 cleanup() {
 	local m i left=1
 	trap '' PIPE    # a reader gone: the cleanup goes on regardless
+	while read -r m i; do   # the namespaces' keepers
+		kill "$i" 2>/dev/null
+	done <"$nsfile"
 	stop_broker
 	if [[ -s $state/sharebrokerd.log ]]; then
 		echo "--- broker log"
@@ -135,7 +145,7 @@ cleanup() {
 	done
 	rmdir "$dir"
 	# --one-file-system: never into a mount, should one have survived
-	rm -rf --one-file-system "$state" "$log"
+	rm -rf --one-file-system "$state" "$log" "$nsfile"
 }
 trap cleanup EXIT
 trap 'exit 129' HUP     # a signal runs the cleanup too (a live broker
@@ -166,7 +176,7 @@ echo "base $dir"
 # As native-run.sh, with the whole scenario under legacy-sim and the shim
 # preloaded (native.sh: DIFF_SHIM) into each util-linux command.
 (cd / && B=$dir SCENARIO=$script SPY_SO=$bindir/spy.so SPY_LOG=$log \
-	NS_FILE=/dev/null DIFF_SHIM=$LIBSHARE_SO LIBSHARE_SOCKET=$sock RESTART_WRAP= \
+	NS_FILE=$nsfile DIFF_SHIM=$LIBSHARE_SO LIBSHARE_SOCKET=$sock RESTART_WRAP= \
 	timeout "${DIFF_TIMEOUT:-120}" "$LEGACY_SIM" bash -c \
 	'source "$1" && { [[ -z $2 ]] || source "$2"; } && source "$SCENARIO"
 	_release_all; exit 0' broker-run "$here/native.sh" \
@@ -182,6 +192,8 @@ for v in "$@"; do
 	echo "--- view $v"
 	if [[ $v == / ]]; then
 		cat /proc/self/mountinfo
+	elif [[ $v == *:/ ]]; then      # NAME:/ a namespace: the broker's
+		"$bindir/lsview" "$(readlink "/proc/$(keeper "$v")/root")"
 	else
 		"$bindir/lsview" "$v"
 	fi
@@ -203,9 +215,11 @@ if [[ ${BROKER_VIRTUAL:-} == 1 ]]; then
 		echo "--- view $v"
 		# a jail a mount hid since: nothing to chroot into, and lsview
 		# shows nothing natively either
-		[[ $v == / || -d $v ]] || continue
+		[[ $v == / || $v == *:/ || -d $v ]] || continue
+		enter=()                # a namespace: entered by the shim
+		[[ $v == *:/ ]] && enter=(nsenter -t "$(keeper "$v")" -m) v=/
 		LD_PRELOAD=$LIBSHARE_SO LIBSHARE_SOCKET=$sock \
-			timeout 20 "$bindir/lsview" -s "$v" ||
+			timeout 20 "${enter[@]}" "$bindir/lsview" -s "$v" ||
 			echo "lsview -s $v: exit status $?"
 	done
 fi

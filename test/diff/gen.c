@@ -18,10 +18,12 @@
  * each call's own lookup rule then shows.  While a cwd is set no lazy
  * umount is made (a cwd on a detached mount leaves the namespace).
  *
- * --legacy leaves out what the broker under the legacy simulation cannot be
- * asked (broker-run.sh): namespace copies (no CLONE_NEWNS on an old kernel).
- * Their share goes to the other operations.  (The cwd steps changed every
- * seed's script; a seed gives the same script everywhere since then.)
+ * --legacy marks the scripts for the broker under the legacy simulation
+ * (broker-run.sh).  It used to leave out namespace copies, which the broker
+ * now makes too (issue 11): its scripts have "unshare" and "within" steps
+ * like the others, and every seed's script is the one without --legacy.
+ * (The cwd steps changed every seed's script; a seed gives the same script
+ * everywhere since then.)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -351,7 +353,7 @@ static int op(struct gen *g)
 			op_cd(g);
 		else
 			op_rel(g);
-	} else if (w < 88 || (w < 94 && g->legacy))
+	} else if (w < 88)
 		op_mount(g);
 	else if (w < 94)
 		op_ns(g);

@@ -82,13 +82,18 @@ touch() { _quiet touch "$@"; }
 
 # unshare NAME: a copy of the mount namespace (CLONE_NEWNS within the same
 # user namespace, propagation unchanged), kept by a sleeping process until
-# native-run.sh has taken the views; "NAME PID" goes to $NS_FILE.
+# native-run.sh has taken the views; "NAME PID" goes to $NS_FILE.  With
+# DIFF_SHIM (broker-run.sh) unshare, readlink and nsenter go through the
+# shim: the broker's namespaces.
+_via_shim=(${DIFF_SHIM:+env LD_PRELOAD=$DIFF_SHIM})
 unshare() {
 	local pid self
-	self=$(readlink /proc/self/ns/mnt)
-	command unshare -m --propagation unchanged sleep infinity &
+	self=$("${_via_shim[@]}" readlink /proc/self/ns/mnt)
+	"${_via_shim[@]}" "$(type -P unshare)" -m --propagation unchanged \
+		sleep infinity &
 	pid=$!
-	while [[ $(readlink "/proc/$pid/ns/mnt") == "$self" ]]; do
+	while [[ $("${_via_shim[@]}" readlink "/proc/$pid/ns/mnt") == "$self" ]]
+	do
 		sleep 0.01
 	done
 	_ns[$1]=$pid
@@ -97,7 +102,7 @@ unshare() {
 
 # within NAME cmd...: cmd runs in namespace NAME, from its root.
 within() {
-	local -a _enter=(nsenter -t "${_ns[$1]}" -m --)
+	local -a _enter=("${_via_shim[@]}" nsenter -t "${_ns[$1]}" -m --)
 	shift
 	"$@"
 }

@@ -17,11 +17,10 @@
 #
 # --broker compares the kernel with libshare itself instead of sharedry: the
 # other side is broker-run.sh (sharebrokerd and libshare.so under the legacy
-# simulation), random scenarios come from "gen --legacy", a scenario that
-# copies namespaces is skipped (nothing legacy can run),
-# and both sides also list the files visible under the sandbox
-# (DIFF_FILES=1) and lose their propagation fields (mtnorm -P: the broker's
-# kernel table is all private).
+# simulation; namespace copies through the broker too), random scenarios
+# come from "gen --legacy", and both sides also list the files visible
+# under the sandbox (DIFF_FILES=1) and lose their propagation fields
+# (mtnorm -P: the broker's kernel table is all private).
 # --broker also compares what processes see (issue 4 item 4): every
 # scenario gets a second test point, "(virtual)", where the same broker run
 # reads its views again through the shim (broker-run.sh BROKER_VIRTUAL=1:
@@ -128,12 +127,6 @@ views_of() {
 	done < <(sed -nE -e 's/^[[:space:]]*(within[[:space:]]+[^[:space:]]+[[:space:]]+)?chroot[[:space:]]+(\$B[^[:space:]]*).*/\2/p' \
 		-e 's/^#[[:space:]]*view:[[:space:]]*(\$B[^[:space:]]*).*/\1/p' \
 		-e 's/^[[:space:]]*unshare[[:space:]]+([^[:space:]]+).*/\1:\//p' "$1")
-}
-
-# Whether SCRIPT does what the legacy setting cannot: copy a namespace
-# (unshare, within).
-unlegacy() {
-	grep -qE '^[[:space:]]*(chroot[[:space:]]+[^[:space:]]+[[:space:]]+)?(unshare|within)([[:space:]]|$)' "$1"
 }
 
 # Lines of FILE as TAP diagnostics.
@@ -333,14 +326,6 @@ launch() {
 
 per=$((1 + virtual))
 for f in "${files[@]}"; do
-	if ((broker)) && unlegacy "$f"; then
-		print_ready
-		wait
-		print_ready
-		echo "ok $((++k)) - $(basename "$f") # SKIP namespace copy: not in the legacy setting"
-		((virtual)) && echo "ok $((++k)) - $(basename "$f") (virtual) # SKIP namespace copy: not in the legacy setting"
-		continue
-	fi
 	mapfile -t views < <(views_of "$f")
 	launch $((k + 1)) "$(basename "$f")" "$f" "" -- "${views[@]}"
 	((k += per))

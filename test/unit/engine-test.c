@@ -214,6 +214,45 @@ static void namespace_copy(void)
 	dry_free(&d);
 }
 
+/* issue 11: a jailed caller's copy holds its root's mount and what is
+ * under its root; freeing it propagates nothing and leaves a sound graph. */
+static void namespace_view_and_free(void)
+{
+	struct dry d;
+	setup(&d, 0);
+	free(run(&d, "mkdir -p $B/j/m $B/s\nmount -t tmpfs M $B/j/m\n"
+		 "mount --make-shared $B/j/m\nmount -t tmpfs S $B/s\n"));
+	unsigned before = d.ns->count, groups = next_id(&d.g.group_ids);
+	char *buf;
+	struct caller c = { true, d.ns, where(&d, "/w/j", &buf) };
+	struct ns *child = NULL;
+	plan_begin(&d.g);
+	ok(op_copy_view(&d.g, &c, never, NULL, &child) == 0 &&
+	   plan_commit(&d.g) == 0 && child->count == 2,
+	   "a jail's copy: its root's mount and the mount under its root");
+	char *info = dump(&d, child);
+	/* rendered from the copy's root mount, the sandbox's */
+	ok(strstr(info, "/ /j/m rw,relatime shared:1 - tmpfs M") &&
+	   !strstr(info, "tmpfs S"), "the peer stays in its group; /w/s is "
+	   "outside the jail");
+	free(info);
+	free(run(&d, "mkdir -p $B/j/m/x\nmount -t tmpfs X $B/j/m/x\n"));
+	ok(child->count == 3, "a mount under the peer reaches the copy");
+	plan_begin(&d.g);
+	ok(op_free_ns(&d.g, child) == 0 && plan_commit(&d.g) == 0,
+	   "the copy is freed");
+	ok(check_invariants(&d.g) == 0 && d.ns->count == before + 1 &&
+	   d.g.nss.next->next == &d.g.nss,
+	   "nothing of the teardown reached the parent; one namespace left");
+	info = dump(&d, d.ns);
+	ok(strstr(info, "/w/j/m/x rw,relatime shared:2 - tmpfs X") &&
+	   next_id(&d.g.group_ids) == groups + 1,
+	   "the parent's peers keep their groups");
+	free(info);
+	free(buf);
+	dry_free(&d);
+}
+
 int main(void)
 {
 	flag_tables();
@@ -228,6 +267,7 @@ int main(void)
 	own_root();
 	same_superblock();
 	namespace_copy();
+	namespace_view_and_free();
 	rendering();
 	return tap_done();
 }

@@ -1,0 +1,164 @@
+/* nslife.c: where the broker's mount namespaces live and how they end
+ * (ns.c explains the design).
+ *
+ * The broker keeps the other end of every token it handed out: when every
+ * copy of a token is closed, its end hangs up (ns_tick(), between requests
+ * and before each).  A namespace without tokens is confirmed dead by
+ * reading every process's root (a program may close descriptors it does
+ * not know, closefrom()), then freed as the kernel frees one: its mounts
+ * go without propagating (op_free_ns()), then its directory and the jails
+ * that were roots in it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "nsrec.h"
+
+struct nsrec *ns_recs;
+unsigned ns_ntokens, ns_nrecs;
+
+#define FDPATH(buf, fd) (snprintf(buf, sizeof buf, "/proc/self/fd/%d", fd), buf)
+
+int ns_dir(const struct broker *b, const struct ns *ns, char *buf,
+		 size_t size)
+{
+	if (ns)
+		return snprintf(buf, size, "%s/ns/%u", b->state_dir, ns->id);
+	return snprintf(buf, size, "%s/ns", b->state_dir);
+}
+
+/* The executor's step for a namespace's root (exec.c): the copy, staged
+ * and held, moves to STATE/ns/ID. */
+int ns_place(struct broker *b, struct mount *m)
+{
+	char dir[PATH_MAX], src[64];
+	ns_dir(b, NULL, dir, sizeof dir);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	ns_dir(b, m->ns, dir, sizeof dir);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return mount(FDPATH(src, handle_of(b, m)->fd), dir, NULL, MS_MOVE,
+		     NULL) < 0 ? -errno : 0;
+}
+
+/* Runs the open plan (as request.c's apply()). */
+int ns_apply(struct request *r, int err)
+{
+	struct broker *b = r->b;
+	if (!err)
+		err = exec_plan(r);
+	if (err) {
+		plan_abandon(&b->g);
+	} else {
+		exec_commit(b);
+		state_save(b);
+	}
+	return err;
+}
+
+/* The roots in a freed namespace are no jails any more (sharectl jails,
+ * graph). */
+static void forget_jails(struct broker *b, const char *dir)
+{
+	struct jail *j, *tmp;
+	size_t n = strlen(dir);
+	HASH_ITER(hh, b->jails, j, tmp)
+		if (strncmp(j->path, dir, n) == 0 &&
+		    (j->path[n] == '/' || !j->path[n])) {
+			HASH_DEL(b->jails, j);
+			free(j->path);
+			free(j);
+		}
+}
+
+/* The kernel frees ns: its mounts go (op_free_ns()), its directory
+ * after them. */
+int ns_teardown(struct broker *b, struct ns *ns)
+{
+	struct request r = { .b = b, .staged = -1 };
+	char dir[PATH_MAX];
+	ns_dir(b, ns, dir, sizeof dir);
+	plan_begin(&b->g);
+	int err = ns_apply(&r, op_free_ns(&b->g, ns));
+	if (err)
+		log_msg(LOG_WARNING, "%s: the namespace stays: %s", dir,
+			strerror(-err));
+	else if (rmdir(dir) < 0)
+		log_msg(LOG_WARNING, "%s: %s", dir, strerror(errno));
+	if (!err)
+		forget_jails(b, dir);
+	ns_dir(b, NULL, dir, sizeof dir);
+	rmdir(dir);                /* the last one: nothing left behind */
+	if (table_changed(b))      /* the broker's own change */
+		fusetab_changed(b);
+	return err;
+}
+
+void ns_token_drop(struct nsrec *n, size_t i)
+{
+	close(n->tok[i].end);
+	close(n->tok[i].place);
+	n->tok[i] = n->tok[--n->ntok];
+	ns_ntokens--;
+}
+
+/* Which namespaces some process is in now (its root's), marked alive. */
+static void scan_roots(struct broker *b)
+{
+	DIR *d = opendir("/proc");
+	for (struct dirent *e; d && (e = readdir(d)); ) {
+		char path[300];
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/root", e->d_name);
+		int fd = open(path, O_PATH | O_CLOEXEC);
+		struct mount *m = fd >= 0 ? mount_of_kid(b, fd_mnt_id(fd)) : NULL;
+		if (fd >= 0)
+			close(fd);
+		for (struct nsrec *n = ns_recs; m && n; n = n->next)
+			if (n->ns == m->ns)
+				n->dying = false;
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Between requests: tokens whose every copy is closed go; a namespace
+ * left without tokens and without a process whose root is in it is
+ * freed. */
+void ns_tick(struct broker *b)
+{
+	bool scan = false;
+	for (struct nsrec *n = ns_recs; n; n = n->next) {
+		for (size_t i = n->ntok; i-- > 0; ) {
+			struct pollfd p = { .fd = n->tok[i].end };
+			if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)))
+				ns_token_drop(n, i);
+		}
+		if (!n->ntok && n->ns != b->ns)
+			scan = n->dying = true;
+	}
+	if (!scan)
+		return;
+	scan_roots(b);
+	for (struct nsrec **pp = &ns_recs, *n; (n = *pp); ) {
+		if (!n->dying || n->ntok || ns_teardown(b, n->ns)) {
+			pp = &n->next;
+			continue;
+		}
+		*pp = n->next;
+		close(n->root);
+		free(n->tok);
+		free(n);
+		ns_nrecs--;
+	}
+}

@@ -1,0 +1,38 @@
+/* nsrec.h: what the broker keeps of each mount namespace (ns.c makes and
+ * enters them, nslife.c frees them). */
+#ifndef LS_NSREC_H
+#define LS_NSREC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "broker.h"
+
+struct token {                 /* one descriptor handed out for a namespace */
+	int end;               /* the broker's end of the pair */
+	ino_t ino;             /* the caller's end, as /proc/PID/fd shows it */
+	int place;             /* O_PATH: where setns re-roots to */
+	bool member;           /* held by a process in the namespace */
+	uid_t uid;             /* whom it was made for (TOKENS_PER_UID) */
+};
+
+struct nsrec {
+	struct ns *ns;
+	unsigned long long num;  /* mnt:[N] */
+	int root;              /* O_PATH: the namespace's root place */
+	struct token *tok;
+	size_t ntok, cap;
+	bool dying;            /* no token left: the roots are read */
+	struct nsrec *next;
+};
+
+extern struct nsrec *ns_recs;  /* the broker's own namespace's too */
+extern unsigned ns_ntokens, ns_nrecs;
+
+/* nslife.c */
+int ns_dir(const struct broker *b, const struct ns *ns, char *buf,
+	   size_t size);
+int ns_apply(struct request *r, int err);
+int ns_teardown(struct broker *b, struct ns *ns);
+void ns_token_drop(struct nsrec *n, size_t i);
+
+#endif

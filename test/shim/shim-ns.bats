@@ -1,0 +1,309 @@
+#!/usr/bin/env bats
+# Mount namespaces through the broker (issue 11): every entry point of the
+# shim (unshare by libc and syscall(), unshare(1), clone's wrapper and
+# syscall(SYS_clone), setns by libc and syscall(), nsenter(1), the ns
+# file's open, readlink and stat) under the legacy simulation, with a real
+# broker; in a jail (nscall chroots itself through the shim) and on the
+# host's root.  Each test ends with every namespace freed: the broker's
+# count and the kernel's table agree again (broker_teardown).
+
+load ../lib/broker
+
+NSCALL=$(libshare_find test/shim/nscall)
+
+setup() {
+	broker_setup
+	mkdir -p "$J/a/x" "$J/a/y"
+}
+
+teardown() {
+	ns_all_gone || true
+	broker_teardown
+}
+
+# nscall with the shim.
+ns() {
+	shimmed "$NSCALL" "$@"
+}
+
+# Waits until the broker has freed every namespace: no STATE/ns left, and
+# its count of mounts is the kernel's again.
+ns_all_gone() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		if [ ! -e "$STATE/ns" ] && assert_count_agrees >/dev/null; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	echo "namespaces left: $(ls "$STATE/ns" 2>&1)" >&2
+	return 1
+}
+
+# Waits for FILE to appear (a signal from a background process).
+wait_file() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.05
+	done
+	echo "never came: $1" >&2
+	return 1
+}
+
+# $output is exactly these lines.
+expect_output_lines() {
+	local want
+	want=$(printf '%s\n' "$@")
+	if [ "$output" != "$want" ]; then
+		printf 'output:\n%s\n-- wanted:\n%s\n' "$output" "$want" >&2
+		return 1
+	fi
+}
+
+# FILE holds exactly these lines.
+expect_lines() {
+	local file=$1
+	shift
+	output=$(cat "$file")
+	expect_output_lines "$@"
+}
+
+# A shared bind of the jail's /a, the place mounts propagate through.
+share_a() {
+	ns mount "$J/a" "$J/a" - bind mount - "$J/a" - shared >/dev/null
+}
+
+@test "unshare(CLONE_NEWNS) by libc and by syscall(): a namespace of its own" {
+	run ns chroot "$J" readlink /proc/self/ns/mnt unshare ns \
+		readlink /proc/self/ns/mnt sys-unshare ns readlink /proc/self/ns/mnt
+	[ "$status" -eq 0 ]
+	[ "${lines[2]}" = "unshare: ok" ]
+	[ "${lines[4]}" = "sys-unshare: ok" ]
+	[[ ${lines[1]} == "readlink = mnt:["* ]]
+	[ "${lines[1]}" != "${lines[3]}" ]
+	[ "${lines[3]}" != "${lines[5]}" ]
+	[ "${lines[1]}" != "${lines[5]}" ]
+	ns_all_gone
+}
+
+@test "a jail's copy: mounts propagate between peers both ways" {
+	share_a
+	background ns chroot "$J" unshare ns touch /ready waitfor /go ls /a/x \
+		mount t /a/y tmpfs 0 touch /a/y/fromA touch /done waitfor /end \
+		ls /a/y
+	wait_file "$J/ready"
+	ns mount t "$J/a/x" tmpfs 0 >/dev/null
+	touch "$J/a/x/fromhost" "$J/go"
+	wait_file "$J/done"
+	[ -e "$J/a/y/fromA" ]           # A's mount reached the host
+	ns umount "$J/a/y" >/dev/null   # and the host's umount reaches A
+	touch "$J/end"
+	wait
+	expect_lines "$BATS_TEST_TMPDIR/bg.0" "chroot: ok" "unshare: ok" \
+		"ls /a/x = fromhost" "mount: ok" "ls /a/y ="
+	ns umount "$J/a/x" >/dev/null
+	ns_all_gone
+}
+
+@test "a slave copy receives the host's mounts and sends nothing back" {
+	share_a
+	background ns chroot "$J" unshare ns mount - /a - slave touch /ready waitfor /go \
+		ls /a/x mount t /a/y tmpfs 0 touch /a/y/fromA touch /done \
+		waitfor /end
+	wait_file "$J/ready"
+	ns mount t "$J/a/x" tmpfs 0 >/dev/null
+	touch "$J/a/x/fromhost" "$J/go"
+	wait_file "$J/done"
+	[ ! -e "$J/a/y/fromA" ]
+	touch "$J/end"
+	wait
+	expect_lines "$BATS_TEST_TMPDIR/bg.0" "chroot: ok" "unshare: ok" \
+		"mount: ok" "ls /a/x = fromhost" "mount: ok"
+	ns umount "$J/a/x" >/dev/null
+	ns_all_gone
+}
+
+@test "children inherit the namespace; the copy keeps the cwd" {
+	run ns chroot "$J" chdir /a unshare ns readlink /proc/self/ns/mnt \
+		fork readlink /proc/self/ns/mnt cwd \;
+	[ "$status" -eq 0 ]
+	[ "${lines[2]}" = "unshare: ok" ]
+	[ "${lines[4]}" = "child ${lines[3]}" ]
+	[ "${lines[5]}" = "child cwd = /a" ]
+	ns_all_gone
+}
+
+@test "unshare(1) with each --propagation: findmnt as the kernel shows it" {
+	local p kernel
+	ns mount "$S" "$S" - bind >/dev/null
+	ns mount - "$S" - shared >/dev/null
+	for p in "" private unchanged shared slave; do
+		ns_all_gone     # the kernel's copy would show the broker's
+		# the kernel's table is all private: it is shared there first
+		kernel=$(native sh -c "mount --make-shared '$S' && unshare -m \
+			${p:+--propagation $p} findmnt -R -n -o \
+			TARGET,PROPAGATION '$S'" 2>&1)
+		run shimmed unshare -m ${p:+--propagation $p} \
+			findmnt -R -n -o TARGET,PROPAGATION "$S"
+		[ "$status" -eq 0 ]
+		[ "$output" = "$kernel" ] || {
+			echo "--propagation '$p': $output, not $kernel" >&2
+			return 1
+		}
+	done
+	ns_all_gone
+	ns umount "$S" >/dev/null      # the bind on the sandbox itself
+}
+
+@test "unshare(1) gives /proc/self/mountinfo of the copy, a number of its own" {
+	S=$S run shimmed sh -c 'readlink /proc/self/ns/mnt
+		unshare -m --propagation unchanged sh -c \
+			"readlink /proc/self/ns/mnt; readlink /proc/\$\$/ns/mnt;
+			 stat -L -c %i /proc/self/ns/mnt
+			 grep -c \"$S\" /proc/self/mountinfo"
+		grep -c "$S" /proc/self/mountinfo'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" != "${lines[1]}" ]
+	[ "${lines[1]}" = "${lines[2]}" ]
+	[ "${lines[1]}" = "mnt:[${lines[3]}]" ]
+	# the copy has every mount of the sandbox (mounts out of the
+	# broker's reach, covered ones, are not copied: README Limits)
+	[ "${lines[4]}" = "${lines[5]}" ]
+	ns_all_gone
+}
+
+@test "the ns file by a relative name, as lsns and friends name it" {
+	run shimmed unshare -m --propagation unchanged sh -c \
+		'readlink /proc/self/ns/mnt; cd /proc/$$ && readlink ns/mnt &&
+		 stat -L -c %i ns/mnt'
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "mnt:["* ]]
+	[ "${lines[1]}" = "${lines[0]}" ]
+	[ "mnt:[${lines[2]}]" = "${lines[0]}" ]
+	ns_all_gone
+}
+
+@test "clone(CLONE_NEWNS) by glibc's wrapper and by syscall(); clone3 is ENOSYS" {
+	run ns chroot "$J" readlink /proc/self/ns/mnt \
+		clone readlink /proc/self/ns/mnt \; \
+		sys-clone readlink /proc/self/ns/mnt \; \
+		sys-clone3 readlink /proc/self/ns/mnt
+	[ "$status" -eq 0 ]
+	[ "${lines[3]}" = "clone: exit 0" ]
+	[ "${lines[5]}" = "sys-clone: exit 0" ]
+	[ "${lines[6]}" = "sys-clone3: ENOSYS" ]
+	[ "${lines[2]}" != "child ${lines[1]}" ]
+	[ "${lines[4]}" != "child ${lines[1]}" ]
+	[ "${lines[2]}" != "${lines[4]}" ]
+	[ "${lines[7]}" = "${lines[1]}" ]    # the parent stays where it was
+	ns_all_gone
+}
+
+@test "setns by libc and syscall(), types 0 and CLONE_NEWNS; nsenter -t and --mount" {
+	background shimmed unshare -m --propagation unchanged "$NSCALL" touch "$S/in" \
+		waitfor "$S/out"
+	wait_file "$S/in"
+	local pid=$(pgrep -f "^$NSCALL touch $S/in")
+	local want=$(shimmed readlink /proc/$pid/ns/mnt)
+	[[ $want == "mnt:["* ]]
+	[ "$want" != "$(shimmed readlink /proc/self/ns/mnt)" ]
+	run ns setns /proc/$pid/ns/mnt ns readlink /proc/self/ns/mnt cwd
+	[ "$output" = "$(printf 'setns: ok\nreadlink = %s\ncwd = /' "$want")" ]
+	run ns sys-setns /proc/$pid/ns/mnt 0 readlink /proc/self/ns/mnt
+	[ "${lines[1]}" = "readlink = $want" ]
+	run shimmed nsenter -t "$pid" -m readlink /proc/self/ns/mnt
+	[ "$output" = "$want" ]
+	run shimmed nsenter --mount=/proc/$pid/ns/mnt readlink /proc/self/ns/mnt
+	[ "$output" = "$want" ]
+	touch "$S/out"
+	wait
+	ns_all_gone
+}
+
+@test "entering again keeps one membership: no descriptor piles up" {
+	run ns fds unshare ns fds hold /proc/self/ns/mnt setns-held 0 \
+		setns-held ns close-held fds unshare ns fds
+	[ "$status" -eq 0 ]
+	local n=${lines[0]#fds = }
+	[ "${lines[2]}" = "fds = $((n + 1))" ]     # the membership
+	[ "${lines[7]}" = "fds = $((n + 1))" ]
+	[ "${lines[9]}" = "fds = $((n + 1))" ]
+	ns_all_gone
+}
+
+@test "setns refuses what the kernel refuses" {
+	run ns setns /dev/null ns setns /dev/null 0 sys-setns /dev/null ns \
+		setns pidfd ns
+	# a pidfd: pidfd_open is ENOSYS under the legacy simulation (as on
+	# kernels before 5.3); a descriptor that is no namespace is EINVAL
+	expect_output_lines "setns: EINVAL" "setns: EINVAL" "sys-setns: EINVAL" \
+		"setns: ENOSYS"
+	run shimmed setpriv --reuid 65534 --regid 65534 --clear-groups \
+		--inh-caps=-all --bounding-set=-all "$NSCALL" unshare ns \
+		sys-unshare ns hold /proc/self/ns/mnt setns-held ns
+	expect_output_lines "unshare: EPERM" "sys-unshare: EPERM" "hold: ok" \
+		"setns-held: EPERM"
+	# a copy for a new user namespace (CL_SHARED_TO_SLAVE, locked
+	# mounts) is not emulated: EINVAL, a kernel without user namespaces'
+	run ns unshare ns,user sys-unshare ns,user
+	[ "${lines[0]}" = "unshare: EINVAL" ]
+	[ "${lines[1]}" = "sys-unshare: EINVAL" ]
+	# other types are the kernel's: here it makes them
+	run ns readlink /proc/self/ns/uts unshare ns,uts,ipc \
+		readlink /proc/self/ns/uts
+	[ "${lines[1]}" = "unshare: ok" ]
+	[ "${lines[0]}" != "${lines[2]}" ]
+	ns_all_gone
+}
+
+@test "the ns file: one number per namespace, st_ino N, a descriptor setns takes" {
+	run ns chroot "$J" stat /proc/self/ns/mnt lstat /proc/self/ns/mnt \
+		readlink /proc/self/ns/mnt hold /proc/self/ns/mnt unshare ns \
+		stat /proc/self/ns/mnt setns-held 0 stat /proc/self/ns/mnt
+	[ "$status" -eq 0 ]
+	local n=${lines[1]#stat = }
+	n=${n% file}
+	[ "${lines[2]}" = "lstat = $n link" ]
+	[ "${lines[3]}" = "readlink = mnt:[$n]" ]
+	[ "${lines[6]}" != "stat = $n file" ]
+	[ "${lines[7]}" = "setns-held: ok" ]
+	[ "${lines[8]}" = "stat = $n file" ]
+	ns_all_gone
+}
+
+@test "the ns file is the emulation's with /proc mounted in the jail too" {
+	mkdir -p "$J/proc"
+	ns mount proc "$J/proc" proc 0 >/dev/null
+	local host=$(ns readlink /proc/self/ns/mnt)
+	run ns chroot "$J" readlink /proc/self/ns/mnt unshare ns \
+		readlink /proc/self/ns/mnt readlink /proc/1/ns/mnt
+	[ "${lines[1]}" = "$host" ]
+	[ "${lines[2]}" = "unshare: ok" ]
+	[[ ${lines[3]} == "readlink = mnt:["* ]]
+	[ "${lines[3]}" != "$host" ]
+	# a process outside the jail: not the jail's to name
+	[ "${lines[4]}" = "readlink: ENOENT" ]
+	ns_all_gone
+	ns umount "$J/proc" >/dev/null
+}
+
+@test "a namespace lives while a descriptor of its ns file is open" {
+	background ns chroot "$J" unshare ns mount t /a/x tmpfs 0 touch /a/x/mark \
+		touch /ready waitfor /go
+	wait_file "$J/ready"
+	local pid=$(pgrep -f "^$NSCALL chroot $J unshare")
+	[ ! -e "$J/a/x/mark" ]          # only in the copy
+	background ns hold /proc/$pid/ns/mnt touch "$S/held" waitfor "$S/left" \
+		setns-held ns ls /a/x
+	wait_file "$S/held"
+	touch "$J/go"
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+	sleep 0.3                       # a tick of the broker
+	[ -d "$STATE/ns" ]              # held: still there
+	touch "$S/left"
+	wait
+	expect_lines "$BATS_TEST_TMPDIR/bg.1" "hold: ok" "setns-held: ok" \
+		"ls /a/x = mark"
+	ns_all_gone
+}
