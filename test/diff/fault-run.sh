@@ -16,6 +16,8 @@
 # Environment: as broker-run.sh.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/holder.bash
+source "$here/../lib/holder.bash"
 bindir=${DIFF_BIN:-$here}
 top=$here/../..
 SHAREBROKERD=${SHAREBROKERD:-$top/daemon/sharebrokerd}
@@ -93,6 +95,7 @@ cleanup() {
 	local m i left=1
 	trap '' PIPE
 	stop_broker
+	end_holders "$state"   # the last broker's holder keeps covered mounts
 	if [[ -s $state/sharebrokerd.log ]]; then
 		echo "--- broker log"
 		cat "$state/sharebrokerd.log"
