@@ -164,6 +164,7 @@ int call_mount(struct request *r, const char *source, const char *target,
 int call_umount(struct request *r, const char *target, int flags);
 int call_pivot_root(struct request *r, const char *new_root,
 		    const char *put_old, int *newroot, bool *cwd_too);
+int apply_plan(struct request *r, int err);
 
 /* newmount.c */
 int newmount_make(struct request *r, const char *source, const char *type,

@@ -49,6 +49,24 @@ static char *was_of(struct broker *b, size_t i, char **to)
 	return h ? fd_path(h->fd) : NULL;
 }
 
+/* Where the graph has m, as the broker's kernel table names it: a
+ * namespace copy's mounts lie under the place of its root (STATE/ns/ID,
+ * ns.c), which no path from the broker's own root reaches in the graph. */
+static char *kernel_path(struct broker *b, struct mount *m)
+{
+	struct ns *ns = m->ns ? m->ns : b->ns;
+	struct handle *h = handle_of(b, ns->root);
+	char *in = mount_path(m, mount_root(ns->root), NULL), *top, *p = NULL;
+	if (!in || ns == b->ns)
+		return in;
+	top = h ? fd_path(h->fd) : NULL;
+	if (top && asprintf(&p, "%s%s", top, strcmp(in, "/") ? in : "") < 0)
+		p = NULL;
+	free(top);
+	free(in);
+	return p;
+}
+
 /* Where step i takes its mount: a park place, or its place in the graph
  * as the plan leaves it. */
 static char *to_of(struct broker *b, const struct step *s)
@@ -62,7 +80,7 @@ static char *to_of(struct broker *b, const struct step *s)
 		free(park);
 	}
 	if (s->kind == STEP_MOVE && m)
-		p = mount_path(m, mount_root(b->ns->root), NULL);
+		p = kernel_path(b, m);
 	return p;
 }
 

@@ -223,7 +223,7 @@ int ns_unshare(struct request *r, int *pass)
 	if (!err) {
 		c.ns = c.root.m->ns;
 		plan_begin(&b->g);
-		err = ns_apply(r, op_copy_view(&b->g, &c, unreachable, b, &ns));
+		err = apply_plan(r, op_copy_view(&b->g, &c, unreachable, b, &ns));
 	}
 	if (err) {                 /* the directory the failed copy took */
 		char dir[PATH_MAX];

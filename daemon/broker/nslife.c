@@ -50,21 +50,6 @@ int ns_place(struct broker *b, struct mount *m)
 		     NULL) < 0 ? -errno : 0;
 }
 
-/* Runs the open plan (as request.c's apply()). */
-int ns_apply(struct request *r, int err)
-{
-	struct broker *b = r->b;
-	if (!err)
-		err = exec_plan(r);
-	if (err) {
-		plan_abandon(&b->g);
-	} else {
-		exec_commit(b);
-		state_save(b);
-	}
-	return err;
-}
-
 /* The roots in a freed namespace are no jails any more (sharectl jails,
  * graph). */
 static void forget_jails(struct broker *b, const char *dir)
@@ -88,7 +73,7 @@ int ns_teardown(struct broker *b, struct ns *ns)
 	char dir[PATH_MAX];
 	ns_dir(b, ns, dir, sizeof dir);
 	plan_begin(&b->g);
-	int err = ns_apply(&r, op_free_ns(&b->g, ns));
+	int err = apply_plan(&r, op_free_ns(&b->g, ns));
 	if (err)
 		log_msg(LOG_WARNING, "%s: the namespace stays: %s", dir,
 			strerror(-err));

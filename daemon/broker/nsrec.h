@@ -31,7 +31,6 @@ extern unsigned ns_ntokens, ns_nrecs;
 /* nslife.c */
 int ns_dir(const struct broker *b, const struct ns *ns, char *buf,
 	   size_t size);
-int ns_apply(struct request *r, int err);
 int ns_teardown(struct broker *b, struct ns *ns);
 void ns_token_drop(struct nsrec *n, size_t i);
 

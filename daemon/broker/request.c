@@ -51,8 +51,11 @@ static int persist(struct request *r)
 }
 
 /* Executes the open plan and commits it, or abandons it: all or nothing,
- * recorded before it runs (intent.c) and saved before the answer. */
-static int apply(struct request *r, int err)
+ * recorded before it runs (intent.c) and saved before the answer.  Every
+ * plan goes through here, a namespace's copy or end too (nslife.c): the
+ * executor writes each step's progress into the record, and undoing
+ * needs what exec_plan() keeps until exec_forget(). */
+int apply_plan(struct request *r, int err)
 {
 	struct broker *b = r->b;
 	bool recorded = false;
@@ -100,7 +103,7 @@ static int mount_new(struct request *r, const struct caller *c, struct loc at,
 	}
 	fs->refs++;                /* ours, whatever the plan does */
 	plan_begin(&b->g);
-	err = apply(r, op_mount_fs(&b->g, c, at, fs, source ? source : "none",
+	err = apply_plan(r, op_mount_fs(&b->g, c, at, fs, source ? source : "none",
 				   ms));
 	fs_put(fs);
 	unstage(r);
@@ -120,7 +123,7 @@ static int mount_two(struct request *r, const struct caller *c, struct loc at,
 		return err;
 	r->source = &from;
 	plan_begin(&b->g);
-	err = apply(r, kind == CALL_MOVE ? op_move(&b->g, c, from.at, at) :
+	err = apply_plan(r, kind == CALL_MOVE ? op_move(&b->g, c, from.at, at) :
 		    op_bind(&b->g, c, from.at, at, ms & LS_MS_REC));
 	r->source = NULL;
 	named_free(&from);
@@ -149,10 +152,10 @@ static int mount_once(struct request *r, const char *source, const char *target,
 		switch (kind) {
 		case CALL_REMOUNT_BIND:
 		case CALL_REMOUNT:
-			err = apply(r, op_remount(&b->g, &c, at.at, ms));
+			err = apply_plan(r, op_remount(&b->g, &c, at.at, ms));
 			break;
 		case CALL_CHANGE:
-			err = apply(r, op_change(&b->g, &c, at.at, (int)ms));
+			err = apply_plan(r, op_change(&b->g, &c, at.at, (int)ms));
 			break;
 		case CALL_BIND:
 		case CALL_MOVE:
@@ -203,7 +206,7 @@ static int umount_once(struct request *r, const char *target, int flags)
 	if (!(err = caller_of(r, &c, &rootbuf))) {
 		r->busy_known = r->busy_all = false;
 		plan_begin(&b->g);
-		err = apply(r, op_umount(&b->g, &c, at.at, flags, busy, r));
+		err = apply_plan(r, op_umount(&b->g, &c, at.at, flags, busy, r));
 	}
 	r->target = NULL;
 	named_free(&at);
@@ -257,7 +260,7 @@ int call_pivot_root(struct request *r, const char *new_root,
 	struct mount *nm = new.at.m;
 	r->target = &old;
 	plan_begin(&b->g);
-	err = apply(r, op_pivot_root(&b->g, &c, new.at, old.at));
+	err = apply_plan(r, op_pivot_root(&b->g, &c, new.at, old.at));
 	r->target = NULL;
 	if (!err) {
 		snprintf(at, sizeof at, "/proc/self/fd/%d", handle_of(b, nm)->fd);
