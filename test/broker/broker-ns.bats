@@ -46,13 +46,15 @@ wait_file() {
 }
 
 # What must end as it started: the graph, every view, the state file, the
-# kernel's table and the state directory's entries.  The state file's
+# kernel's table and the state directory's entries.  The jails come first:
+# listing them forgets those no process lives in any more (policy.c), as
+# ns_all_gone's status does before the second picture.  The state file's
 # "# plan N" names the last plan recorded (intent.c), and a namespace's
 # copy and end are plans: it moves on.
 picture() {
+	"$SHARECTL" jails
 	"$SHARECTL" graph
 	"$SHARECTL" tree
-	"$SHARECTL" jails
 	sed '/^# plan [0-9]*$/d' "$STATE/state"
 	cat /proc/self/mountinfo
 	(cd "$STATE" && find . ! -name sharebrokerd.log | LC_ALL=C sort)
