@@ -217,6 +217,7 @@ void statedir_set_aside(const struct broker *b, const char *why);
  * privileged caller (CAP_SYS_ADMIN: it can mount anything anyway) is
  * counted as REPLY_UNCOUNTED. */
 #define REPLY_UNCOUNTED ((uid_t)-1)
+int reply_init(void);
 int reply_text(uid_t uid, const char *text, size_t len, int *pass);
 
 /* show.c */

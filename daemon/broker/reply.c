@@ -97,6 +97,16 @@ static int scratch(void)
 	return fd < 0 ? -errno : fd;
 }
 
+/* At start: the watches' descriptor, made before any request so that the
+ * broker's descriptors do not grow with the first reply. */
+int reply_init(void)
+{
+	if ((ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
+		log_msg(LOG_WARNING, "inotify: %s: replies are not counted",
+			strerror(errno));
+	return 0;
+}
+
 /* A read-only descriptor of text, in *pass, counted against uid until
  * every descriptor of it is closed; -EMFILE past the limit. */
 int reply_text(uid_t uid, const char *text, size_t len, int *pass)
@@ -105,8 +115,6 @@ int reply_text(uid_t uid, const char *text, size_t len, int *pass)
 	struct count *c;
 	struct held *h = NULL;
 	int fd, err = 0;
-	if (ino < 0)
-		ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	drain();
 	if (uid != REPLY_UNCOUNTED && (c = count_of(uid, false)) &&
 	    c->n >= REPLIES_MAX) {

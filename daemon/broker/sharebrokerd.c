@@ -214,8 +214,9 @@ static int make_dirs(struct broker *b)
 	b->park = sub(b->state_dir, "park");
 	b->newroot = sub(b->state_dir, "newroot");
 	/* a plan a killed broker left half done: before the sweep, which
-	 * would take its parked mounts away (recover.c) */
-	return intent_recover(b) ?: statedir_prepare(b) ?: newmount_reset(b);
+	 * would take its parked mounts away (recover.c); reply.c's watches */
+	return intent_recover(b) ?: statedir_prepare(b) ?: reply_init() ?:
+	       newmount_reset(b);
 }
 
 /* Detaches; the parent exits 0 when the child writes "ok" on the pipe
