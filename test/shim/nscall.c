@@ -198,11 +198,52 @@ static int run(char **a, int n)
 
 #define NEED(k) do { if (n < (k) + 1) goto usage; *used = (k) + 1; } while (0)
 
-static int one(char **a, int n, int *used)
+/* The ns file's steps; 1 when s is none of them. */
+static int file_step(char **a, int n, int *used)
 {
 	const char *s = a[0];
 	struct stat st;
 	char buf[4096];
+	if (!strcmp(s, "readlink")) {
+		NEED(1);
+		ssize_t r = readlink(a[1], buf, sizeof buf - 1);
+		if (r < 0)
+			result(s, r);
+		else
+			printf("%sreadlink = %.*s\n", prefix, (int)r, buf);
+	} else if (!strcmp(s, "stat") || !strcmp(s, "lstat") ||
+		   !strcmp(s, "fstat")) {
+		NEED(1);
+		int fd = -1, r = s[0] == 's' ? stat(a[1], &st) :
+				 s[0] == 'l' ? lstat(a[1], &st) :
+				 (fd = open(a[1], O_RDONLY)) < 0 ? -1 :
+				 fstat(fd, &st);
+		if (fd >= 0)
+			close(fd);
+		if (r < 0)
+			result(s, r);
+		else
+			printf("%s%s = %llu %s\n", prefix, s,
+			       (unsigned long long)st.st_ino,
+			       S_ISREG(st.st_mode) ? "file" :
+			       S_ISLNK(st.st_mode) ? "link" : "other");
+	} else {
+		return 1;
+	}
+	fflush(stdout);
+	return 0;
+usage:
+	fprintf(stderr, "nscall: bad step %s\n", s);
+	return -1;
+}
+
+/* The namespace steps; 1 when s is none of them. */
+static int ns_step(char **a, int n, int *used)
+{
+	const char *s = a[0];
+	int rc = file_step(a, n, used);
+	if (rc <= 0)
+		return rc;
 	if (!strcmp(s, "unshare") || !strcmp(s, "sys-unshare")) {
 		NEED(1);
 		unsigned long f = flags_of(a[1]);
@@ -242,30 +283,25 @@ static int one(char **a, int n, int *used)
 		if (r == 0)
 			_exit(0);
 		result(s, r);
-	} else if (!strcmp(s, "readlink")) {
-		NEED(1);
-		ssize_t r = readlink(a[1], buf, sizeof buf - 1);
-		if (r < 0)
-			result(s, r);
-		else
-			printf("%sreadlink = %.*s\n", prefix, (int)r, buf);
-	} else if (!strcmp(s, "stat") || !strcmp(s, "lstat") ||
-		   !strcmp(s, "fstat")) {
-		NEED(1);
-		int fd = -1, r = s[0] == 's' ? stat(a[1], &st) :
-				 s[0] == 'l' ? lstat(a[1], &st) :
-				 (fd = open(a[1], O_RDONLY)) < 0 ? -1 :
-				 fstat(fd, &st);
-		if (fd >= 0)
-			close(fd);
-		if (r < 0)
-			result(s, r);
-		else
-			printf("%s%s = %llu %s\n", prefix, s,
-			       (unsigned long long)st.st_ino,
-			       S_ISREG(st.st_mode) ? "file" :
-			       S_ISLNK(st.st_mode) ? "link" : "other");
-	} else if (!strcmp(s, "mount")) {
+	} else {
+		return 1;
+	}
+	fflush(stdout);
+	return 0;
+usage:
+	fprintf(stderr, "nscall: bad step %s\n", s);
+	return -1;
+}
+
+/* The other steps. */
+static int one(char **a, int n, int *used)
+{
+	const char *s = a[0];
+	char buf[4096];
+	int rc = ns_step(a, n, used);
+	if (rc <= 0)
+		return -rc;
+	if (!strcmp(s, "mount")) {
 		NEED(4);
 		result(s, mount(strcmp(a[1], "-") ? a[1] : NULL, a[2],
 				strcmp(a[3], "-") ? a[3] : NULL, flags_of(a[4]),
