@@ -184,16 +184,15 @@ static bool unreachable(void *ctx, const struct mount *m)
 	return !h || h->fd < 0;
 }
 
-/* An O_PATH descriptor of the copy of the caller's root in ns. */
-static int open_copy(struct broker *b, struct request *r, struct loc root,
-		     struct ns *ns)
+/* An O_PATH descriptor of at, the copy of the caller's root. */
+static int open_copy(struct broker *b, struct request *r, struct loc at)
 {
-	struct mount *m = ns->root;    /* the copy of root.m (op_copy_view) */
+	struct mount *m = at.m;
 	struct handle *h = handle_of(b, m);
 	struct stat want, got;
 	if (!h)
 		return -EIO;
-	const char *rel = root.dir + strlen(m->root);
+	const char *rel = at.dir + strlen(m->root);
 	while (*rel == '/')
 		rel++;
 	int fd = openat(h->fd, *rel ? rel : ".", O_PATH | O_DIRECTORY |
@@ -213,6 +212,7 @@ int ns_unshare(struct request *r, int *pass)
 {
 	struct broker *b = r->b;
 	struct caller c = { .privileged = r->caller.cap_admin };
+	struct loc at;
 	struct ns *ns = NULL;
 	char *buf = NULL;
 	if (!c.privileged)
@@ -223,7 +223,8 @@ int ns_unshare(struct request *r, int *pass)
 	if (!err) {
 		c.ns = c.root.m->ns;
 		plan_begin(&b->g);
-		err = ns_apply(r, op_copy_view(&b->g, &c, unreachable, b, &ns));
+		err = ns_apply(r, op_copy_view(&b->g, &c, unreachable, b, &ns,
+					       &at));
 	}
 	if (err) {                 /* the directory the failed copy took */
 		char dir[PATH_MAX];
@@ -241,7 +242,7 @@ int ns_unshare(struct request *r, int *pass)
 		n->next = ns_recs;
 		ns_recs = n;
 		ns_nrecs++;
-		n->root = open_copy(b, r, c.root, ns);
+		n->root = open_copy(b, r, at);
 		err = n->root < 0 ? n->root :
 		      token_new(r, n, dup(n->root), true, pass);
 		n->dying = err != 0;   /* no token: it goes at the next tick */

@@ -17,6 +17,7 @@
  *   mount SRC TGT TYPE FLAGS      FLAGS: names (bind rec private shared
  *                                 slave unbindable) or a number
  *   umount TGT | chroot DIR | chdir DIR | cwd | ls DIR | sleep SECONDS
+ *   pivot NEW OLD                 syscall(SYS_pivot_root, NEW, OLD)
  *   waitfor FILE                  until FILE exists (10 s at most)
  *   touch FILE                    create FILE (a signal to another process)
  *   hold PATH                     open PATH and keep it (the held descriptor)
@@ -306,6 +307,9 @@ static int one(char **a, int n, int *used)
 		result(s, mount(strcmp(a[1], "-") ? a[1] : NULL, a[2],
 				strcmp(a[3], "-") ? a[3] : NULL, flags_of(a[4]),
 				NULL));
+	} else if (!strcmp(s, "pivot")) {
+		NEED(2);
+		result(s, syscall(SYS_pivot_root, a[1], a[2]));
 	} else if (!strcmp(s, "umount")) {
 		NEED(1);
 		result(s, umount2(a[1], 0));
