@@ -3,7 +3,7 @@
  * A namespace is a copy of the caller's tree (op_copy_view(): the
  * kernel's copy_mnt_ns() as far as the caller can tell) made by the
  * executor with plain binds; its root mount waits at the broker's
- * STATE/ns/ID, outside every jail.  The caller
+ * STATE/ns/PID.ID, outside every jail.  The caller
  * is given a token, one end of a socket pair, and re-roots itself with
  * LS_OP_SETNS: the broker hands it a directory descriptor of the copy of
  * its own root (never the copy of the host's root: a jailed caller gains
@@ -197,9 +197,10 @@ static int open_copy(struct broker *b, struct request *r, struct loc at)
 		rel++;
 	int fd = openat(h->fd, *rel ? rel : ".", O_PATH | O_DIRECTORY |
 			O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && (fstat(fd, &got) < 0 || fstat(r->caller.root, &want) < 0 ||
-			got.st_ino != want.st_ino || got.st_dev != want.st_dev ||
-			fd_mnt_id(fd) != h->kid)) {
+	if (fd >= 0 && (fstat(fd, &got) < 0 ||
+			fstat(r->caller.root, &want) < 0 ||
+			got.st_ino != want.st_ino ||
+			got.st_dev != want.st_dev || fd_mnt_id(fd) != h->kid)) {
 		close(fd);     /* not the same directory: swapped meanwhile */
 		return -EIO;
 	}
@@ -312,7 +313,8 @@ int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 			       -ENOENT;
 		if (!reachable(proot, r->caller.root))
 			err = -ENOENT;
-		else if (!r->caller.cap_admin && !same_owner(pid, r->caller.uid))
+		else if (!r->caller.cap_admin &&
+			 !same_owner(pid, r->caller.uid))
 			err = -EACCES;
 	}
 	struct mount *m = mount_of_kid(b, fd_mnt_id(proot));
@@ -322,8 +324,10 @@ int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 	if (!err) {
 		*num = n->num;
 		if (!number_only)
-			err = token_new(r, n, dup(reachable(n->root, r->caller.root)
-					       ? n->root : proot), false, pass);
+			err = token_new(r, n, dup(reachable(n->root,
+							    r->caller.root) ?
+						  n->root : proot),
+					false, pass);
 	}
 	if (pid)
 		close(proot);

@@ -70,7 +70,8 @@ static unsigned long flags_of(const char *s)
 	char *copy = strdup(s), *save, *w;
 	if (s[0] >= '1' && s[0] <= '9')
 		return strtoul(s, NULL, 0);
-	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+	for (w = strtok_r(copy, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
 		size_t i;
 		for (i = 0; i < sizeof names / sizeof *names; i++)
 			if (strcmp(names[i].name, w) == 0)
@@ -144,11 +145,12 @@ static int child(char **a, int n, const char *how)
 	struct job job = { a, end };
 	pid_t pid;
 	if (strcmp(how, "clone") == 0) {
-		pid = clone(clone_start, stack + sizeof stack, CLONE_NEWNS | SIGCHLD,
-			    &job);
+		pid = clone(clone_start, stack + sizeof stack,
+			    CLONE_NEWNS | SIGCHLD, &job);
 	} else {
 		pid = strcmp(how, "fork") == 0 ? fork() :
-		      (pid_t)syscall(SYS_clone, CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0);
+		      (pid_t)syscall(SYS_clone, CLONE_NEWNS | SIGCHLD, 0, 0, 0,
+				     0);
 		if (pid == 0) {
 			prefix = "child ";
 			fflush(stdout);
@@ -160,7 +162,8 @@ static int child(char **a, int n, const char *how)
 	} else {
 		int st = 0;
 		waitpid(pid, &st, __WALL);
-		printf("%s: exit %d\n", how, WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+		printf("%s: exit %d\n", how,
+		       WIFEXITED(st) ? WEXITSTATUS(st) : 128);
 		fflush(stdout);
 	}
 	return end + (end < n);
@@ -248,7 +251,8 @@ static int ns_step(char **a, int n, int *used)
 	if (!strcmp(s, "unshare") || !strcmp(s, "sys-unshare")) {
 		NEED(1);
 		unsigned long f = flags_of(a[1]);
-		result(s, s[0] == 's' ? syscall(SYS_unshare, f) : unshare((int)f));
+		result(s, s[0] == 's' ? syscall(SYS_unshare, f) :
+		       unshare((int)f));
 	} else if (!strcmp(s, "setns") || !strcmp(s, "sys-setns")) {
 		NEED(2);
 		result(s, do_setns(a + 1, s[0] == 's'));
