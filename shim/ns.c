@@ -75,8 +75,9 @@ static long enter(long tok, const char *cwd)
 		err = -LS_ENOBROKER;
 	if (err == 0 && a.fd < 0)
 		err = -EIO;
-	if (err == 0)              /* the kernel's CLONE_FS: other threads */
-		err = sys(SYS_unshare, CLONE_FS, 0, 0);   /* stay where they are */
+	/* the kernel's CLONE_FS: other threads stay where they are */
+	if (err == 0)
+		err = sys(SYS_unshare, CLONE_FS, 0, 0);
 	if (err == 0)
 		err = sys(SYS_fchdir, a.fd, 0, 0);
 	if (err == 0)
@@ -221,7 +222,8 @@ static int do_clone(clone_fn *real, int (*fn)(void *), void *stack, int flags,
 	long tok = new_ns();
 	if (tok < 0)
 		return (int)shim_ret(tok);
-	uintptr_t top = ((uintptr_t)stack - sizeof(struct start)) & ~(uintptr_t)15;
+	uintptr_t top = ((uintptr_t)stack - sizeof(struct start)) &
+			~(uintptr_t)15;
 	struct start *s = (struct start *)top;
 	*s = (struct start){ fn, arg, tok, !!(flags & CLONE_FILES),
 			     !!(flags & CLONE_NEWNET) };

@@ -201,7 +201,8 @@ typedef int statx_fn(int, const char *, int, unsigned, struct statx *);
 	SHIM_EXPORT int name(const char *path, type *st)              \
 	{                                                              \
 		typedef int fn_(const char *, type *);                 \
-		int r = ns_stat(AT_FDCWD, path, (struct stat *)st, nofollow);    \
+		int r = ns_stat(AT_FDCWD, path, (struct stat *)st,     \
+				nofollow);                             \
 		if (r != -1)                                           \
 			return (int)shim_ret(r);                       \
 		fn_ *f = NEXT(fn_, #name);                             \

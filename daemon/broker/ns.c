@@ -3,7 +3,7 @@
  * A namespace is a copy of the caller's tree (op_copy_view(): the
  * kernel's copy_mnt_ns() as far as the caller can tell) made by the
  * executor with plain binds; its root mount waits at the broker's
- * STATE/ns/ID, outside every jail.  The caller
+ * STATE/ns/PID.ID, outside every jail.  The caller
  * is given a token, one end of a socket pair, and re-roots itself with
  * LS_OP_SETNS: the broker hands it a directory descriptor of the copy of
  * its own root (never the copy of the host's root: a jailed caller gains
@@ -184,23 +184,23 @@ static bool unreachable(void *ctx, const struct mount *m)
 	return !h || h->fd < 0;
 }
 
-/* An O_PATH descriptor of the copy of the caller's root in ns. */
-static int open_copy(struct broker *b, struct request *r, struct loc root,
-		     struct ns *ns)
+/* An O_PATH descriptor of at, the copy of the caller's root. */
+static int open_copy(struct broker *b, struct request *r, struct loc at)
 {
-	struct mount *m = ns->root;    /* the copy of root.m (op_copy_view) */
+	struct mount *m = at.m;
 	struct handle *h = handle_of(b, m);
 	struct stat want, got;
 	if (!h)
 		return -EIO;
-	const char *rel = root.dir + strlen(m->root);
+	const char *rel = at.dir + strlen(m->root);
 	while (*rel == '/')
 		rel++;
 	int fd = openat(h->fd, *rel ? rel : ".", O_PATH | O_DIRECTORY |
 			O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && (fstat(fd, &got) < 0 || fstat(r->caller.root, &want) < 0 ||
-			got.st_ino != want.st_ino || got.st_dev != want.st_dev ||
-			fd_mnt_id(fd) != h->kid)) {
+	if (fd >= 0 && (fstat(fd, &got) < 0 ||
+			fstat(r->caller.root, &want) < 0 ||
+			got.st_ino != want.st_ino ||
+			got.st_dev != want.st_dev || fd_mnt_id(fd) != h->kid)) {
 		close(fd);     /* not the same directory: swapped meanwhile */
 		return -EIO;
 	}
@@ -213,6 +213,7 @@ int ns_unshare(struct request *r, int *pass)
 {
 	struct broker *b = r->b;
 	struct caller c = { .privileged = r->caller.cap_admin };
+	struct loc at;
 	struct ns *ns = NULL;
 	char *buf = NULL;
 	if (!c.privileged)
@@ -223,7 +224,8 @@ int ns_unshare(struct request *r, int *pass)
 	if (!err) {
 		c.ns = c.root.m->ns;
 		plan_begin(&b->g);
-		err = apply_plan(r, op_copy_view(&b->g, &c, unreachable, b, &ns));
+		err = apply_plan(r, op_copy_view(&b->g, &c, unreachable, b, &ns,
+						 &at));
 	}
 	if (err) {                 /* the directory the failed copy took */
 		char dir[PATH_MAX];
@@ -241,7 +243,7 @@ int ns_unshare(struct request *r, int *pass)
 		n->next = ns_recs;
 		ns_recs = n;
 		ns_nrecs++;
-		n->root = open_copy(b, r, c.root, ns);
+		n->root = open_copy(b, r, at);
 		err = n->root < 0 ? n->root :
 		      token_new(r, n, dup(n->root), true, pass);
 		n->dying = err != 0;   /* no token: it goes at the next tick */
@@ -311,7 +313,8 @@ int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 			       -ENOENT;
 		if (!reachable(proot, r->caller.root))
 			err = -ENOENT;
-		else if (!r->caller.cap_admin && !same_owner(pid, r->caller.uid))
+		else if (!r->caller.cap_admin &&
+			 !same_owner(pid, r->caller.uid))
 			err = -EACCES;
 	}
 	struct mount *m = mount_of_kid(b, fd_mnt_id(proot));
@@ -321,8 +324,10 @@ int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 	if (!err) {
 		*num = n->num;
 		if (!number_only)
-			err = token_new(r, n, dup(reachable(n->root, r->caller.root)
-					       ? n->root : proot), false, pass);
+			err = token_new(r, n, dup(reachable(n->root,
+							    r->caller.root) ?
+						  n->root : proot),
+					false, pass);
 	}
 	if (pid)
 		close(proot);

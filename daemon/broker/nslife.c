@@ -27,16 +27,19 @@ unsigned ns_ntokens, ns_nrecs;
 
 #define FDPATH(buf, fd) (snprintf(buf, sizeof buf, "/proc/self/fd/%d", fd), buf)
 
+/* STATE/ns/PID.ID: a broker started again numbers its namespaces from
+ * the start, and its predecessor's copies may still be mounted there. */
 int ns_dir(const struct broker *b, const struct ns *ns, char *buf,
-		 size_t size)
+	   size_t size)
 {
 	if (ns)
-		return snprintf(buf, size, "%s/ns/%u", b->state_dir, ns->id);
+		return snprintf(buf, size, "%s/ns/%d.%u", b->state_dir,
+				(int)getpid(), ns->id);
 	return snprintf(buf, size, "%s/ns", b->state_dir);
 }
 
 /* The executor's step for a namespace's root (exec.c): the copy, staged
- * and held, moves to STATE/ns/ID. */
+ * and held, moves to STATE/ns/PID.ID. */
 int ns_place(struct broker *b, struct mount *m)
 {
 	char dir[PATH_MAX], src[64];
@@ -106,7 +109,8 @@ static void scan_roots(struct broker *b)
 			continue;
 		snprintf(path, sizeof path, "/proc/%s/root", e->d_name);
 		int fd = open(path, O_PATH | O_CLOEXEC);
-		struct mount *m = fd >= 0 ? mount_of_kid(b, fd_mnt_id(fd)) : NULL;
+		struct mount *m = fd >= 0 ? mount_of_kid(b, fd_mnt_id(fd)) :
+				  NULL;
 		if (fd >= 0)
 			close(fd);
 		for (struct nsrec *n = ns_recs; m && n; n = n->next)
@@ -126,7 +130,8 @@ void ns_tick(struct broker *b)
 	for (struct nsrec *n = ns_recs; n; n = n->next) {
 		for (size_t i = n->ntok; i-- > 0; ) {
 			struct pollfd p = { .fd = n->tok[i].end };
-			if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)))
+			if (poll(&p, 1, 0) > 0 &&
+			    (p.revents & (POLLHUP | POLLERR)))
 				ns_token_drop(n, i);
 		}
 		if (!n->ntok && n->ns != b->ns)

@@ -59,21 +59,32 @@ int op_copy_ns(struct graph *g, const struct caller *c, struct ns **out)
  * root is on, whole, and what is mounted under its root; mounts skip()
  * names (ones the broker cannot reach) are left out with their subtrees.
  * Nothing the caller sees or could reach differs, nor how propagation
- * reaches what it sees: the mounts left out are outside its root. */
+ * reaches what it sees: the mounts left out are outside its root.  The
+ * parent of that mount is copied too, alone (unless skip() names it), as
+ * the copy's root: pivot_root needs the caller's root mount to have one,
+ * as it has in the kernel's copy.  *at: the copy of the caller's root. */
 int op_copy_view(struct graph *g, const struct caller *c, busy_fn skip,
-		 void *ctx, struct ns **out)
+		 void *ctx, struct ns **out, struct loc *at)
 {
 	if (!c->privileged)
 		return -EPERM;
 	struct ns *ns = ns_new(g);
-	struct mount *top = c->root.m;
-	if (!ns || !(ns->root = copy_tree_skip(g, top, c->root.dir,
-					       CL_RECURSIVE | CL_COPY_UNBINDABLE,
-					       ns, skip, ctx)) ||
-	    jset_str(g, &ns->root->root, top->root))
+	struct mount *top = c->root.m, *p = top->parent, *t;
+	enum { FLAGS = CL_RECURSIVE | CL_COPY_UNBINDABLE };
+	if (p && skip(ctx, p))
+		p = NULL;
+	if (!ns || (p && !(ns->root = copy_tree(g, p, p->root,
+						FLAGS & ~CL_RECURSIVE, ns))) ||
+	    !(t = copy_tree_skip(g, top, c->root.dir, FLAGS, ns, skip, ctx)) ||
+	    jset_str(g, &t->root, top->root) ||
+	    (p && mount_attach(g, t, ns->root, top->mp)))
 		return -ENOMEM;
+	if (!p)
+		ns->root = t;
 	int err = plan_tree(g, ns->root);
-	if (!err)
+	if (!err) {
 		*out = ns;
+		*at = (struct loc){ t, c->root.dir, c->root.file };
+	}
 	return err;
 }

@@ -279,7 +279,7 @@ int op_umount(struct graph *g, const struct caller *c, struct loc at, int flags,
 	      busy_fn busy, void *ctx);
 int op_copy_ns(struct graph *g, const struct caller *c, struct ns **out);
 int op_copy_view(struct graph *g, const struct caller *c, busy_fn skip,
-		 void *ctx, struct ns **out);
+		 void *ctx, struct ns **out, struct loc *at);
 int op_free_ns(struct graph *g, struct ns *ns);
 int op_pivot_root(struct graph *g, const struct caller *c, struct loc new,
 		  struct loc old);

@@ -150,3 +150,20 @@ picture() {
 	wait
 	ns_all_gone
 }
+
+@test "pivot_root in a jail's copy, as in the kernel's (the root mount has a parent)" {
+	mkdir -p "$S/jm"
+	ns mount JM "$S/jm" tmpfs 0 >/dev/null
+	mkdir -p "$S/jm/new"
+	ns mount NEW "$S/jm/new" tmpfs 0 >/dev/null
+	mkdir -p "$S/jm/new/old"
+	touch "$S/jm/new/innew"
+	local steps=(chroot "$S/jm" unshare ns chdir /new pivot . old cwd ls /
+		ls /old)
+	local kernel=$(native "$NSCALL" "${steps[@]}" 2>&1)
+	run ns "${steps[@]}"
+	[ "$output" = "$kernel" ]
+	[ "${lines[3]}" = "pivot: ok" ]
+	ns_all_gone
+	ns umount "$S/jm/new" umount "$S/jm" >/dev/null
+}

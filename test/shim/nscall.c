@@ -17,6 +17,7 @@
  *   mount SRC TGT TYPE FLAGS      FLAGS: names (bind rec private shared
  *                                 slave unbindable) or a number
  *   umount TGT | chroot DIR | chdir DIR | cwd | ls DIR | sleep SECONDS
+ *   pivot NEW OLD                 syscall(SYS_pivot_root, NEW, OLD)
  *   waitfor FILE                  until FILE exists (10 s at most)
  *   touch FILE                    create FILE (a signal to another process)
  *   hold PATH                     open PATH and keep it (the held descriptor)
@@ -69,7 +70,8 @@ static unsigned long flags_of(const char *s)
 	char *copy = strdup(s), *save, *w;
 	if (s[0] >= '1' && s[0] <= '9')
 		return strtoul(s, NULL, 0);
-	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+	for (w = strtok_r(copy, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
 		size_t i;
 		for (i = 0; i < sizeof names / sizeof *names; i++)
 			if (strcmp(names[i].name, w) == 0)
@@ -143,11 +145,12 @@ static int child(char **a, int n, const char *how)
 	struct job job = { a, end };
 	pid_t pid;
 	if (strcmp(how, "clone") == 0) {
-		pid = clone(clone_start, stack + sizeof stack, CLONE_NEWNS | SIGCHLD,
-			    &job);
+		pid = clone(clone_start, stack + sizeof stack,
+			    CLONE_NEWNS | SIGCHLD, &job);
 	} else {
 		pid = strcmp(how, "fork") == 0 ? fork() :
-		      (pid_t)syscall(SYS_clone, CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0);
+		      (pid_t)syscall(SYS_clone, CLONE_NEWNS | SIGCHLD, 0, 0, 0,
+				     0);
 		if (pid == 0) {
 			prefix = "child ";
 			fflush(stdout);
@@ -159,7 +162,8 @@ static int child(char **a, int n, const char *how)
 	} else {
 		int st = 0;
 		waitpid(pid, &st, __WALL);
-		printf("%s: exit %d\n", how, WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+		printf("%s: exit %d\n", how,
+		       WIFEXITED(st) ? WEXITSTATUS(st) : 128);
 		fflush(stdout);
 	}
 	return end + (end < n);
@@ -198,15 +202,57 @@ static int run(char **a, int n)
 
 #define NEED(k) do { if (n < (k) + 1) goto usage; *used = (k) + 1; } while (0)
 
-static int one(char **a, int n, int *used)
+/* The ns file's steps; 1 when s is none of them. */
+static int file_step(char **a, int n, int *used)
 {
 	const char *s = a[0];
 	struct stat st;
 	char buf[4096];
+	if (!strcmp(s, "readlink")) {
+		NEED(1);
+		ssize_t r = readlink(a[1], buf, sizeof buf - 1);
+		if (r < 0)
+			result(s, r);
+		else
+			printf("%sreadlink = %.*s\n", prefix, (int)r, buf);
+	} else if (!strcmp(s, "stat") || !strcmp(s, "lstat") ||
+		   !strcmp(s, "fstat")) {
+		NEED(1);
+		int fd = -1, r = s[0] == 's' ? stat(a[1], &st) :
+				 s[0] == 'l' ? lstat(a[1], &st) :
+				 (fd = open(a[1], O_RDONLY)) < 0 ? -1 :
+				 fstat(fd, &st);
+		if (fd >= 0)
+			close(fd);
+		if (r < 0)
+			result(s, r);
+		else
+			printf("%s%s = %llu %s\n", prefix, s,
+			       (unsigned long long)st.st_ino,
+			       S_ISREG(st.st_mode) ? "file" :
+			       S_ISLNK(st.st_mode) ? "link" : "other");
+	} else {
+		return 1;
+	}
+	fflush(stdout);
+	return 0;
+usage:
+	fprintf(stderr, "nscall: bad step %s\n", s);
+	return -1;
+}
+
+/* The namespace steps; 1 when s is none of them. */
+static int ns_step(char **a, int n, int *used)
+{
+	const char *s = a[0];
+	int rc = file_step(a, n, used);
+	if (rc <= 0)
+		return rc;
 	if (!strcmp(s, "unshare") || !strcmp(s, "sys-unshare")) {
 		NEED(1);
 		unsigned long f = flags_of(a[1]);
-		result(s, s[0] == 's' ? syscall(SYS_unshare, f) : unshare((int)f));
+		result(s, s[0] == 's' ? syscall(SYS_unshare, f) :
+		       unshare((int)f));
 	} else if (!strcmp(s, "setns") || !strcmp(s, "sys-setns")) {
 		NEED(2);
 		result(s, do_setns(a + 1, s[0] == 's'));
@@ -242,34 +288,32 @@ static int one(char **a, int n, int *used)
 		if (r == 0)
 			_exit(0);
 		result(s, r);
-	} else if (!strcmp(s, "readlink")) {
-		NEED(1);
-		ssize_t r = readlink(a[1], buf, sizeof buf - 1);
-		if (r < 0)
-			result(s, r);
-		else
-			printf("%sreadlink = %.*s\n", prefix, (int)r, buf);
-	} else if (!strcmp(s, "stat") || !strcmp(s, "lstat") ||
-		   !strcmp(s, "fstat")) {
-		NEED(1);
-		int fd = -1, r = s[0] == 's' ? stat(a[1], &st) :
-				 s[0] == 'l' ? lstat(a[1], &st) :
-				 (fd = open(a[1], O_RDONLY)) < 0 ? -1 :
-				 fstat(fd, &st);
-		if (fd >= 0)
-			close(fd);
-		if (r < 0)
-			result(s, r);
-		else
-			printf("%s%s = %llu %s\n", prefix, s,
-			       (unsigned long long)st.st_ino,
-			       S_ISREG(st.st_mode) ? "file" :
-			       S_ISLNK(st.st_mode) ? "link" : "other");
-	} else if (!strcmp(s, "mount")) {
+	} else {
+		return 1;
+	}
+	fflush(stdout);
+	return 0;
+usage:
+	fprintf(stderr, "nscall: bad step %s\n", s);
+	return -1;
+}
+
+/* The other steps. */
+static int one(char **a, int n, int *used)
+{
+	const char *s = a[0];
+	char buf[4096];
+	int rc = ns_step(a, n, used);
+	if (rc <= 0)
+		return -rc;
+	if (!strcmp(s, "mount")) {
 		NEED(4);
 		result(s, mount(strcmp(a[1], "-") ? a[1] : NULL, a[2],
 				strcmp(a[3], "-") ? a[3] : NULL, flags_of(a[4]),
 				NULL));
+	} else if (!strcmp(s, "pivot")) {
+		NEED(2);
+		result(s, syscall(SYS_pivot_root, a[1], a[2]));
 	} else if (!strcmp(s, "umount")) {
 		NEED(1);
 		result(s, umount2(a[1], 0));

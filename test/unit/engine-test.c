@@ -226,18 +226,20 @@ static void namespace_view_and_free(void)
 	char *buf;
 	struct caller c = { true, d.ns, where(&d, "/w/j", &buf) };
 	struct ns *child = NULL;
+	struct loc copy;
 	plan_begin(&d.g);
-	ok(op_copy_view(&d.g, &c, never, NULL, &child) == 0 &&
-	   plan_commit(&d.g) == 0 && child->count == 2,
-	   "a jail's copy: its root's mount and the mount under its root");
+	ok(op_copy_view(&d.g, &c, never, NULL, &child, &copy) == 0 &&
+	   plan_commit(&d.g) == 0 && child->count == 3 &&
+	   copy.m->parent == child->root && !strcmp(copy.dir, "/j"),
+	   "a jail's copy: its root's mount, its parent, the mount under "
+	   "its root");
 	char *info = dump(&d, child);
-	/* rendered from the copy's root mount, the sandbox's */
-	ok(strstr(info, "/ /j/m rw,relatime shared:1 - tmpfs M") &&
+	ok(strstr(info, "/ /w/j/m rw,relatime shared:1 - tmpfs M") &&
 	   !strstr(info, "tmpfs S"), "the peer stays in its group; /w/s is "
 	   "outside the jail");
 	free(info);
 	free(run(&d, "mkdir -p $B/j/m/x\nmount -t tmpfs X $B/j/m/x\n"));
-	ok(child->count == 3, "a mount under the peer reaches the copy");
+	ok(child->count == 4, "a mount under the peer reaches the copy");
 	plan_begin(&d.g);
 	ok(op_free_ns(&d.g, child) == 0 && plan_commit(&d.g) == 0,
 	   "the copy is freed");
