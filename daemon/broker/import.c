@@ -88,9 +88,21 @@ static void hold(struct broker *b, struct entry *e)
 /* What the kernel says of a superblock: its device, its flags, and the
  * filesystem's own options (field 11 of mountinfo without the flags the
  * renderer writes itself). */
+static int tail = -1;          /* fs_learn_kid()'s mountinfo */
+
+/* The broker's descriptors are counted against its mounts (wirefuzz and
+ * load tests): fs_learn_kid()'s mountinfo is opened with the first
+ * filesystem learned, at import, not with the first request. */
+static void tail_open(void)
+{
+	if (tail < 0)
+		tail = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+}
+
 static void fs_learn(struct fs *fs, dev_t dev, const char *sbopts)
 {
 	char *own = malloc(strlen(sbopts) + 1), *o = own;
+	tail_open();
 	fs->major = major(dev);
 	fs->dev = minor(dev);
 	fs->flags = flags_named(&sb_flag_table, sbopts);
@@ -157,12 +169,12 @@ static int learn_from(struct fs *fs, int fd, int kid)
  * kernel's list moved under the reader) the whole table is read again. */
 int fs_learn_kid(struct fs *fs, int kid)
 {
-	static int tail = -1;
 	int err = tail >= 0 ? learn_from(fs, tail, kid) : -ENOENT;
 	if (err) {
 		if (tail >= 0)
 			close(tail);
-		tail = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		tail = -1;
+		tail_open();
 		err = tail < 0 ? -errno : learn_from(fs, tail, kid);
 	}
 	return err == -ENOENT ? 0 : err;

@@ -54,13 +54,13 @@ stop_broker() {
 cleanup() {
 	idle_stop
 	stop_broker
-	umount -R -l "$dir" 2>/dev/null
+	umount -l "$dir" 2>/dev/null
 	rm -rf "$dir"
 }
 
 # A jail of M tmpfs mounts at $jail, made natively (no broker running).
 make_jail() {
-	umount -R -l "$jail" 2>/dev/null
+	umount -l "$jail" 2>/dev/null   # the whole tree goes; -R is quadratic
 	"$tab" mkjail "$jail" "$1" >/dev/null
 }
 

@@ -82,7 +82,7 @@ row "umount (process)" exec_tmpfs umount 1.2
 }
 
 on 4 && {
-echo "== 4. umount2 with extra sleeping processes ($(ls -d /proc/[0-9]* | wc -l) now; us/op)"
+echo "== 4. umount2 with extra sleeping processes ($(ls -d /proc/[0-9]* 2>/dev/null | wc -l) now; us/op)"
 for k in 0 250 1000; do
 	idle_start "$k" || break
 	pair "idle_$k" "$ops" single bind 0 "$n" "$w"
