@@ -59,10 +59,13 @@ int apply_plan(struct request *r, int err)
 {
 	struct broker *b = r->b;
 	bool recorded = false;
+	phase(PHASE_EXECUTE);      /* the record is the executor's first step */
 	if (!err && b->g.nsteps)
 		recorded = !(err = intent_begin(b));
-	if (!err && !(err = exec_plan(r)))
+	if (!err && !(err = exec_plan(r))) {
+		phase(PHASE_PERSIST);
 		err = persist(r);
+	}
 	exec_forget(r);
 	if (err)
 		plan_abandon(&b->g);
