@@ -141,6 +141,7 @@ int named_top(struct broker *b, struct named *n);
 /* import.c */
 int import_table(struct broker *b, const char *mountinfo);
 int fs_learn_kid(struct fs *fs, int kid);
+void fs_learn(struct fs *fs, dev_t dev, const char *sbopts); /* fslearn.c */
 int refresh_paths(struct broker *b);
 int sync_table(struct broker *b);
 bool table_changed(struct broker *b);

@@ -8,12 +8,10 @@
  * line overrides.  Without --foreground it returns once it accepts
  * requests (exit 0), or fails with a message (exit 1; 2 for a usage or
  * configuration error).  SIGTERM, SIGINT or `sharectl stop` end it; every
- * mount stays where it is.  --mount-table FILE imports FILE (mountinfo,
- * or mounts format when its name ends in /mounts) instead of
- * /proc/self/mountinfo: the tests' way to exercise the old kernels' path.
- * --no-fuse serves mount tables as snapshot files, what a kernel without
- * FUSE gets (fusetab.c).
- * The manual is sharebrokerd(8).
+ * mount stays where it is.  --mount-table FILE imports FILE (mountinfo, or
+ * mounts format if named .../mounts), the tests' way to the old kernels'
+ * path; --no-fuse serves mount tables as snapshots, as a kernel without
+ * FUSE gets them (fusetab.c).  The manual is sharebrokerd(8).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,7 +42,6 @@ struct setup {
 };
 
 static struct setup the_setup;   /* for reload(), called from admin_tick */
-
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 static void die(int code, const char *fmt, ...)
