@@ -99,8 +99,12 @@ void ns_token_drop(struct nsrec *n, size_t i)
 	ns_ntokens--;
 }
 
-/* Which namespaces some process is in now (its root's), marked alive. */
-static void scan_roots(struct broker *b)
+/* fn(ctx, pid, ns) for every process, ns the namespace its root is in
+ * (the mount its root is on, as the engine's caller has it); processes
+ * whose root is on no mount the broker knows are left out. */
+void ns_each_process(struct broker *b,
+		     void (*fn)(void *ctx, pid_t pid, const struct ns *ns),
+		     void *ctx)
 {
 	DIR *d = opendir("/proc");
 	for (struct dirent *e; d && (e = readdir(d)); ) {
@@ -113,12 +117,25 @@ static void scan_roots(struct broker *b)
 				  NULL;
 		if (fd >= 0)
 			close(fd);
-		for (struct nsrec *n = ns_recs; m && n; n = n->next)
-			if (n->ns == m->ns)
-				n->dying = false;
+		if (m)
+			fn(ctx, (pid_t)atoi(e->d_name), m->ns);
 	}
 	if (d)
 		closedir(d);
+}
+
+static void mark_alive(void *ctx, pid_t pid, const struct ns *ns)
+{
+	(void)ctx, (void)pid;
+	for (struct nsrec *n = ns_recs; n; n = n->next)
+		if (n->ns == ns)
+			n->dying = false;
+}
+
+/* Which namespaces some process is in now (its root's), marked alive. */
+static void scan_roots(struct broker *b)
+{
+	ns_each_process(b, mark_alive, NULL);
 }
 
 /* Between requests: tokens whose every copy is closed go; a namespace

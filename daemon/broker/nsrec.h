@@ -33,5 +33,8 @@ int ns_dir(const struct broker *b, const struct ns *ns, char *buf,
 	   size_t size);
 int ns_teardown(struct broker *b, struct ns *ns);
 void ns_token_drop(struct nsrec *n, size_t i);
+void ns_each_process(struct broker *b,
+		     void (*fn)(void *ctx, pid_t pid, const struct ns *ns),
+		     void *ctx);
 
 #endif

@@ -4,7 +4,6 @@
  * /proc/PID/mountinfo show PID's namespace from PID's root, as Linux
  * shows another process's table.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -45,25 +44,18 @@ struct members {               /* the processes of one namespace */
 	pid_t pid[PIDS_SHOWN];
 };
 
-/* Each process under the namespace its root is in. */
-static void count_members(struct broker *b, struct members *v, size_t nv)
+struct census {                /* every namespace's members */
+	struct members *v;
+	size_t nv;
+};
+
+/* One process, under the namespace its root is in (ns_each_process()). */
+static void count_member(void *ctx, pid_t pid, const struct ns *ns)
 {
-	DIR *d = opendir("/proc");
-	for (struct dirent *e; d && (e = readdir(d)); ) {
-		char path[300];
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/root", e->d_name);
-		int fd = open(path, O_PATH | O_CLOEXEC);
-		struct mount *m = fd < 0 ? NULL : mount_of_kid(b, fd_mnt_id(fd));
-		if (fd >= 0)
-			close(fd);
-		for (size_t i = 0; m && i < nv; i++)
-			if (v[i].ns == m->ns && v[i].n++ < PIDS_SHOWN)
-				v[i].pid[v[i].n - 1] = atoi(e->d_name);
-	}
-	if (d)
-		closedir(d);
+	struct census *c = ctx;
+	for (size_t i = 0; i < c->nv; i++)
+		if (c->v[i].ns == ns && c->v[i].n++ < PIDS_SHOWN)
+			c->v[i].pid[c->v[i].n - 1] = pid;
 }
 
 static void put(char *text, size_t *len, const char *fmt, ...)
@@ -122,7 +114,7 @@ int show_namespaces(struct request *r, char **text, int *ntext)
 		if (ns != b->ns)
 			v[nv++].ns = ns;
 	}
-	count_members(b, v, nv);
+	ns_each_process(b, count_member, &(struct census){ v, nv });
 	(*text)[0] = '\0';
 	for (size_t i = 0; i < nv; i++)
 		put_ns(b, &v[i], *text, &len);
