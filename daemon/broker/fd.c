@@ -57,11 +57,27 @@ int fdinfo_mnt_id(const char *fdinfo)
 	return id;
 }
 
-/* The broker holds a descriptor per mount: as many as it may have. */
+/* The broker holds a descriptor per mount: as many as it may have.  Root
+ * (CAP_SYS_RESOURCE) may raise the hard limit too, up to the kernel's
+ * fs.nr_open; otherwise the soft limit goes up to the hard one. */
 void fd_raise_limit(void)
 {
 	struct rlimit r;
-	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+	unsigned long most = 0;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+	if (f) {
+		if (fscanf(f, "%lu", &most) != 1)
+			most = 0;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &r) < 0)
+		return;
+	if (most > r.rlim_max && r.rlim_max != RLIM_INFINITY) {
+		struct rlimit up = { most, most };
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			return;
+	}
+	if (r.rlim_cur < r.rlim_max) {
 		r.rlim_cur = r.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &r);
 	}
