@@ -21,11 +21,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 bindir=${DIFF_BIN:-$here}
 export DIFF_BIN=$bindir DIFF_FILES=1
 corpus=$here/corpus
-# Not here yet: s19-tucking.sh:12, whose umount parks the covering LOCAL
-# for one move; that parking is in no record, and a kill right after it
-# (step:1) recovers neither outcome (README, Limits).
 targets=(s16-umount-propagation.sh:10 s16-umount-propagation.sh:12
-	s19-tucking.sh:11 jail-propagation.sh:11 jail-propagation.sh:13
+	s19-tucking.sh:11 s19-tucking.sh:12
+	s36-covered-receiver-place.sh:12 s36-covered-receiver-place.sh:13
+	jail-propagation.sh:11 jail-propagation.sh:13
 	jail-propagation.sh:15 jail-propagation.sh:19
 	rbind-shared-tree.sh:20 s24-move-eloop-and-propagation.sh:19
 	s10-private-into-shared-dest.sh:11 s14-mount-explosion.sh:10
