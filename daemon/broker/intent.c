@@ -161,7 +161,6 @@ int intent_begin(struct broker *b)
 	char *text = NULL;
 	size_t len = 0;
 	int err;
-	fault_arm();
 	if (in->fd < 0)
 		return -EBADF;
 	if (in->behind && (err = state_save(b)))
