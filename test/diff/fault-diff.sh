@@ -23,9 +23,11 @@
 #            pivot_root...), the shape the kinds of its plan's steps in
 #            order as sharedry --trace gives them, a run of steps of one
 #            kind written once ("new bind+ park bind move"), a step that
-#            moves a covering mount aside marked "^"; a plan of no step
-#            (mount --make-shared) is a shape, its state save the only
-#            kill, and so is a refusal ("fails": nothing to kill,
+#            moves a covering mount aside marked "^", one that leaves its
+#            mount where no path reaches it (under a mount, or a mount on
+#            it: recovery reaches it through a descriptor) "~"; a plan of
+#            no step (mount --make-shared) is a shape, its state save the
+#            only kill, and so is a refusal ("fails": nothing to kill,
 #            nothing may change).  Of the commands of one kind and shape
 #            the cheapest (shortest prefix, fewest kill points) is killed
 #            at every one of its kill points: a longer run of steps of one
@@ -35,7 +37,7 @@
 #            one bind; after the k-th, undo k).  --list shows the choice.
 #   --full   every mount, umount, umount2 and pivot_root line of every
 #            corpus scenario the legacy setting runs (no namespace copies),
-#            each at every kill point: a benchmark-style run (~7000 kills).
+#            each at every kill point: a benchmark-style run (~6000 kills).
 #   --list   the commands chosen, with kind, shape and kill points; no run.
 #
 # Each kill is a run of its own (fault-run.sh: sandbox, private namespace,
@@ -82,7 +84,8 @@ trap 'rm -rf "$work"' EXIT
 # The commands of scenario $1 (path), one a line:
 #   LINE <tab> KILL-POINTS <tab> KIND <tab> SHAPE
 # from sharedry --trace (its "L<n>" ends a command, its "step" lines before
-# that are the plan; "(under N)" a mount moved aside, a kill point too).
+# that are the plan; "(under N)" a mount moved aside, a kill point too;
+# "(hidden)" a mount no path reaches).
 commands_of() {
 	"$SHAREDRY" --trace --base /tmp/w "$1" 2>/dev/null |
 	awk -v src="$1" '
@@ -114,6 +117,8 @@ commands_of() {
 			k = k "^"
 			n++
 		}
+		if (/\(hidden\)/)   # left where only a descriptor reaches it
+			k = k "~"
 		if (k == last) {
 			if (sh !~ /\+$/)
 				sh = sh "+"
