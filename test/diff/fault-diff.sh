@@ -60,6 +60,13 @@ njobs=${LIBSHARE_DIFF_JOBS:-2}
 
 mode=shapes list=0
 targets=()
+# Regressions, always in make check: killed after the park of LOCAL,
+# whose return covered a copy the holder had not kept (s19:12); with
+# COVER moved aside, in no record then (s36:12); after the copy onto the
+# hidden original, which recovery looked for by its path (s12a:9); in
+# the second request of mount --bind -o ro (options-and-remount.sh:17).
+pinned=(s19-tucking.sh:12 s36-covered-receiver-place.sh:12
+	s12a-shared-bound-onto-itself.sh:9 options-and-remount.sh:17)
 while (($#)); do
 	case $1 in
 	--full) mode=full ;;
@@ -169,7 +176,12 @@ shapes)
 			bestcost[key] = cost
 		}
 	} END { for (i = 1; i <= n; i++) print best[order[i]] }' \
-		"$work/commands" | sort -t: -k1,1 -k2,2n >"$work/chosen" ;;
+		"$work/commands" >"$work/chosen.shapes"
+	# and the points that found recovery bugs, whatever the choice
+	for t in "${pinned[@]}"; do
+		grep -m1 "^$t"$'\t' "$work/commands"
+	done | cat - "$work/chosen.shapes" | sort -u -t: -k1,1 -k2,2n \
+		>"$work/chosen" ;;
 esac
 if ((list)); then
 	awk -F '\t' '{ printf "%s\t%d kill points\t%s\t%s\n", $1, $2, $3, $4 }' \
