@@ -64,9 +64,12 @@ targets=()
 # whose return covered a copy the holder had not kept (s19:12); with
 # COVER moved aside, in no record then (s36:12); after the copy onto the
 # hidden original, which recovery looked for by its path (s12a:9); in
-# the second request of mount --bind -o ro (options-and-remount.sh:17).
+# the second request of mount --bind -o ro (options-and-remount.sh:17);
+# after the park of the counterpart with its child, and after each
+# umount (s18a:17, found by --full on main).
 pinned=(s19-tucking.sh:12 s36-covered-receiver-place.sh:12
-	s12a-shared-bound-onto-itself.sh:9 options-and-remount.sh:17)
+	s12a-shared-bound-onto-itself.sh:9 options-and-remount.sh:17
+	s18a-counterpart-with-child-survives.sh:17)
 while (($#)); do
 	case $1 in
 	--full) mode=full ;;
