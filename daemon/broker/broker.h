@@ -86,6 +86,7 @@ struct intent {
 	unsigned long long serial;  /* of the last plan recorded */
 	off_t *slot;           /* per step: where its progress is written */
 	size_t nslot;
+	off_t end;             /* the record's length: asides go there */
 	bool behind;           /* a plan was kept that the state file lacks:
 				  the record holds it until a save works */
 };
@@ -113,6 +114,7 @@ struct broker {
 char *fd_path(int fd);         /* where it is now, malloc'ed */
 int fd_mnt_id(int fd);         /* the kernel's id of its mount */
 int fdinfo_mnt_id(const char *fdinfo);
+bool fd_at_root(int fd);       /* on the root of its mount */
 struct stat;
 int fd_stat(int fd, struct stat *st); /* fstat from the cache: never
 					 blocks on a stalled server */
@@ -190,6 +192,8 @@ bool plan_undoable(const struct graph *g);
 int intent_begin(struct broker *b);
 void intent_step(struct broker *b, const struct step *s, char what,
 		 const struct handle *h);
+int intent_aside(struct broker *b, const struct mount *m, off_t *slot);
+void intent_back(struct broker *b, off_t slot);
 void intent_end(struct broker *b);
 
 /* fault.c */
@@ -200,6 +204,10 @@ void fault_step(void);
 
 /* recover.c */
 int intent_recover(struct broker *b);
+/* recmove.c: a descriptor on mount kid that recovery kept because its
+ * moves covered it (handed over), or -1; the rest closed after import */
+int recover_take(int kid, dev_t dev);
+void recover_forget(void);
 
 /* busy.c */
 bool busy(void *ctx, const struct mount *m);

@@ -139,7 +139,8 @@ static int park(struct broker *b, struct mount *m);
 /* Moves m (by its handle) to (parent, dir), on top of what is there.  A
  * place under another mount (a receiver whose directory is covered,
  * semantics.md 3.2: receivers are places, not paths) is reached by moving
- * the covering stacks aside for the time of the move, then back. */
+ * the covering stacks aside for the time of the move, then back; each is
+ * in the intent record while it is away (a crash puts it back). */
 static int move_to(struct request *r, struct mount *m, unsigned parent,
 		   const char *dir)
 {
@@ -147,15 +148,21 @@ static int move_to(struct request *r, struct mount *m, unsigned parent,
 	enum { DEPTH = 8 };
 	struct mount *p = mount_by_id(&b->g, parent), *aside[DEPTH];
 	char src[64], dst[64], *at[DEPTH], *cover = NULL;
+	off_t slot[DEPTH];
 	int to, n = 0, err;
 	while ((err = open_loc(r, p, dir, true, &to, &cover)) == -EAGAIN) {
 		struct mount *c = n < DEPTH ? mount_at(&b->g, p, cover) : NULL;
-		if (!c || !handle_of(b, c) || (err = park(b, c))) {
+		if (c && handle_of(b, c) &&
+		    !(err = intent_aside(b, c, &slot[n])) &&
+		    (err = park(b, c)))
+			intent_back(b, slot[n]);   /* it never left */
+		if (!c || !handle_of(b, c) || err) {
 			log_msg(LOG_WARNING, "mount %u: %s is covered", p->id, dir);
 			free(cover);
 			err = err && err != -EAGAIN ? err : -EIO;
 			break;
 		}
+		fault_step();          /* a kill point: c is in the record */
 		aside[n] = c;
 		at[n++] = cover;
 	}
@@ -170,8 +177,10 @@ static int move_to(struct request *r, struct mount *m, unsigned parent,
 			if (mount(FDPATH(src, handle_of(b, aside[n])->fd),
 				  FDPATH(dst, to), NULL, MS_MOVE, NULL) < 0)
 				err = err ? err : -errno;
-			else
+			else {
+				intent_back(b, slot[n]);
 				drop_place(b->park, aside[n]);
+			}
 			close(to);
 		} else {
 			log_msg(LOG_WARNING, "mount %u: cannot return to %s",

@@ -2,12 +2,14 @@
  * test/broker/broker-crash.bats), and the writes it strikes.
  *
  * LIBSHARE_FAULT, read once at start: step:K kills the broker (SIGKILL,
- * as an administrator or the OOM killer would) right after the K-th plan
- * step it carries out; save:K in the middle of its K-th write of the
- * intent or the state (half of it written); fail:K makes that write fail
- * with ENOSPC instead.  file:PATH reads such a spec from PATH when a plan
- * starts (and removes PATH), counting from there: a test arms it for the
- * one request it means.  Unset, every check is one comparison.
+ * as an administrator or the OOM killer would) at its K-th kill point:
+ * right after a plan step, or after a covering mount is moved aside
+ * within one (exec.c, move_to()); save:K in the middle of its K-th write
+ * of the intent or the state (half of it written); fail:K makes that
+ * write fail with ENOSPC instead.  file:PATH reads such a spec from PATH
+ * when a plan starts, one of no step included (request.c, apply_plan()),
+ * and removes PATH, counting from there: a test arms it for the one
+ * request it means.  Unset, every check is one comparison.
  */
 #include <errno.h>
 #include <signal.h>

@@ -111,3 +111,17 @@ int fd_mnt_id(int fd)
 	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
 	return fdinfo_mnt_id(path);
 }
+
+/* Whether fd is on the root of its mount: what a handle must be (a
+ * directory inside a mount is another place of it). */
+bool fd_at_root(int fd)
+{
+#ifdef STATX_ATTR_MOUNT_ROOT
+	struct statx sx;
+	if (statx(fd, "", AT_EMPTY_PATH, 0, &sx) == 0 &&
+	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+		return sx.stx_attributes & STATX_ATTR_MOUNT_ROOT;
+#endif
+	(void)fd;
+	return true;           /* a kernel that cannot say: the id decides */
+}

@@ -361,20 +361,6 @@ void holder_adopt(struct broker *b)
 		err ? " (no memory to list them all)" : "");
 }
 
-/* Whether fd is on the root of its mount: what a handle must be (a
- * caller's cwd the old broker had open is another place of it). */
-static bool at_root(int fd)
-{
-#ifdef STATX_ATTR_MOUNT_ROOT
-	struct statx sx;
-	if (statx(fd, "", AT_EMPTY_PATH, 0, &sx) == 0 &&
-	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
-		return sx.stx_attributes & STATX_ATTR_MOUNT_ROOT;
-#endif
-	(void)fd;
-	return true;           /* a kernel that cannot say: the id decides */
-}
-
 int holder_take(int kid, dev_t dev)
 {
 	const struct holder *h = &the_holder;
@@ -387,7 +373,7 @@ int holder_take(int kid, dev_t dev)
 			 h->v[i].num);
 		int fd = open(path, O_PATH | O_CLOEXEC);
 		if (fd >= 0 && fd_mnt_id(fd) == kid && fstat(fd, &st) == 0 &&
-		    st.st_dev == dev && at_root(fd))
+		    st.st_dev == dev && fd_at_root(fd))
 			return fd;
 		if (fd >= 0)
 			close(fd);

@@ -54,10 +54,13 @@ static char *dir_in(const struct entry *parent, const char *mp)
 }
 
 /* A mount its path does not reach (covered, or under a covered one): the
- * previous broker's holder may still have it (holder.c). */
+ * previous broker's holder may still have it (holder.c), or recovery,
+ * whose moves covered it (recmove.c). */
 static int from_holder(struct broker *b, struct entry *e)
 {
-	int fd = e->guessed ? -1 : holder_take(e->id, entry_dev(e));
+	int fd = e->guessed ? -1 : recover_take(e->id, entry_dev(e));
+	if (fd < 0 && !e->guessed)
+		fd = holder_take(e->id, entry_dev(e));
 	if (fd >= 0 && fd < fd_room() && handle_add(b, e->m, fd) == 0) {
 		log_msg(LOG_DEBUG, "mount %d on %s is covered: reached through "
 			"the previous broker's holder", e->id, e->mp);

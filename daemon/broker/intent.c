@@ -11,17 +11,22 @@
  * "S <kid> <dev>" made and held (NEW, BIND), "D ..." done.  A plan that
  * cannot be undone (it unmounts) also carries the state as it will leave
  * it ("image", then state lines with "= ").  The last line is "end": a
- * record without it was cut short before any step ran.
+ * record without it was cut short before any step ran.  After it, one
+ * line is appended for every mount the executor moves aside for the
+ * time of a move (exec.c, move_to()), before it goes:
+ *     aside <kid> <major:minor> <P|B> <was> <to>
+ * P while it is away, B once it is back (written in place).
  *
  * Durable means written to the file: the kernel keeps a write() across
  * the broker's death.  There is no fsync: a machine that crashes loses
  * every mount, and with them what the record is about.
  *
  * Fault injection (tests only): LIBSHARE_FAULT=step:K kills the broker
- * right after the K-th step it carries out, save:K in the middle of its
- * K-th write of the intent or the state, fail:K makes that write fail
- * with ENOSPC instead; file:PATH reads such a spec from
- * PATH when a plan starts (and removes PATH), counting from there.
+ * at its K-th kill point (after a step, or after a mount is moved aside
+ * within one), save:K in the middle of its K-th write of the intent or
+ * the state, fail:K makes that write fail with ENOSPC instead; file:PATH
+ * reads such a spec from PATH when a plan starts (and removes PATH),
+ * counting from there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,21 +72,28 @@ static char *kernel_path(struct broker *b, struct mount *m)
 	return p;
 }
 
+/* m's park place (exec.c, park()) as the kernel's table will name it:
+ * no symlink, no "..". */
+static char *park_of(struct broker *b, const struct mount *m)
+{
+	char *p = NULL, *park = realpath(b->park, NULL);
+	if (park && asprintf(&p, "%s/%llu", park,
+			     (unsigned long long)m->seq) < 0)
+		p = NULL;
+	free(park);
+	return p;
+}
+
 /* Where step i takes its mount: a park place, or its place in the graph
  * as the plan leaves it. */
 static char *to_of(struct broker *b, const struct step *s)
 {
 	struct mount *m = mount_by_id(&b->g, s->mnt);
-	char *p = NULL, *park;
-	/* as the kernel's table will name it: no symlink, no ".." */
-	if (s->kind == STEP_PARK && m && (park = realpath(b->park, NULL))) {
-		if (asprintf(&p, "%s/%llu", park, (unsigned long long)m->seq) < 0)
-			p = NULL;
-		free(park);
-	}
+	if (s->kind == STEP_PARK && m)
+		return park_of(b, m);
 	if (s->kind == STEP_MOVE && m)
-		p = kernel_path(b, m);
-	return p;
+		return kernel_path(b, m);
+	return NULL;
 }
 
 static void put_path(FILE *f, const char *p)
@@ -149,7 +161,6 @@ int intent_begin(struct broker *b)
 	char *text = NULL;
 	size_t len = 0;
 	int err;
-	fault_arm();
 	if (in->fd < 0)
 		return -EBADF;
 	if (in->behind && (err = state_save(b)))
@@ -175,6 +186,7 @@ int intent_begin(struct broker *b)
 		err = -errno;
 	if (!err && (err = save_put(in->fd, text, len)))
 		intent_end(b);         /* a half record: nothing to recover */
+	in->end = err ? 0 : (off_t)len;
 	free(text);
 	if (err)
 		log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,
@@ -196,6 +208,54 @@ void intent_step(struct broker *b, const struct step *s, char what,
 		 h ? major(h->dev) : 0, h ? minor(h->dev) : 0);
 	memset(slot + strlen(slot), ' ', SLOT - strlen(slot));
 	if (pwrite(in->fd, slot, SLOT, in->slot[i]) != SLOT)
+		log_msg(LOG_WARNING, "%s/intent: progress: %s", b->state_dir,
+			strerror(errno));
+}
+
+/* Before m, which covers the place of a move, goes to its park place:
+ * its line (above), appended, or the errno that keeps it where it is
+ * (an append needs room).  *slot: where intent_back() writes. */
+int intent_aside(struct broker *b, const struct mount *m, off_t *slot)
+{
+	struct intent *in = &b->intent;
+	struct handle *h = handle_of(b, m);
+	char *text = NULL, *was = h ? fd_path(h->fd) : NULL;
+	char *to = park_of(b, m);
+	size_t len = 0;
+	int err = in->fd < 0 ? -EBADF : !was || !to ? -EIO : 0;
+	FILE *f = err ? NULL : open_memstream(&text, &len);
+	if (!err && !f)
+		err = -ENOMEM;
+	if (f) {
+		fprintf(f, "aside %d %u:%u ", h->kid, major(h->dev),
+			minor(h->dev));
+		fflush(f);
+		*slot = in->end + ftello(f);
+		fputc('P', f);
+		put_path(f, was);
+		put_path(f, to);
+		fputc('\n', f);
+		if (fclose(f) != 0)
+			err = -ENOMEM;
+	}
+	ssize_t n = err ? 0 : pwrite(in->fd, text, len, in->end);
+	if (!err && n != (ssize_t)len)
+		err = n < 0 ? -errno : -ENOSPC;
+	if (!err)
+		in->end += (off_t)len;
+	else
+		log_msg(LOG_WARNING, "%s/intent: aside: %s", b->state_dir,
+			strerror(-err));
+	free(text);
+	free(was);
+	free(to);
+	return err;
+}
+
+/* The mount intent_aside() recorded at slot is back in its place. */
+void intent_back(struct broker *b, off_t slot)
+{
+	if (b->intent.fd >= 0 && pwrite(b->intent.fd, "B", 1, slot) != 1)
 		log_msg(LOG_WARNING, "%s/intent: progress: %s", b->state_dir,
 			strerror(errno));
 }

@@ -9,9 +9,10 @@
  * detached, moved ones moved back.  A plan that unmounted something
  * cannot be undone: it is finished (the rest of its unmounts and moves),
  * and the state it leaves, which its record carries, becomes the state
- * file.  The mounts are found by their kernel ids in the kernel's table,
- * and reached by walks that follow no symlink: a jail may have planted
- * one in a path since.
+ * file.  Last, a mount the executor had moved aside for the time of a
+ * move (exec.c, move_to(): an "aside" line after "end", P until it is
+ * back) returns to its place: the steps undone or finished first reach
+ * their places under it.  The moves themselves are recmove.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,19 +25,15 @@
 #include <unistd.h>
 #include "broker.h"
 #include "mtparse.h"
-
-struct rstep {
-	int kind;
-	int kid;               /* the mount: the step's, or the one it made */
-	dev_t dev;
-	char prog;             /* '-', 'S', 'D' (intent.c) */
-	char *was, *to;        /* NULL: "-" */
-};
+#include "recover.h"
+#include "vec.h"
 
 struct record {
 	unsigned long long serial;
 	struct rstep *s;
 	size_t n;
+	struct rstep *a;       /* the mounts moved aside, in their order */
+	size_t na, capa;
 	char *image;           /* the state lines, "= " taken off */
 	size_t nimage;
 };
@@ -84,6 +81,32 @@ static int parse_step(char *line, struct rstep *s)
 	return 0;
 }
 
+/* "aside <kid> <dev> <P|B> <was> <to>" (intent.c); a line that is not
+ * one (cut short by a full disk, then not overwritten) is no aside. */
+static int parse_aside(char *line, struct record *r)
+{
+	char *f[7], *save = NULL;
+	int n = 0;
+	unsigned ma, mi;
+	struct rstep a = { .kind = STEP_PARK };
+	for (char *t = strtok_r(line, " ", &save); t && n < 7;
+	     t = strtok_r(NULL, " ", &save))
+		f[n++] = t;
+	if (n != 6 || strcmp(f[0], "aside") ||
+	    sscanf(f[2], "%u:%u", &ma, &mi) != 2 || !strchr("PB", f[3][0]))
+		return 0;
+	a.kid = atoi(f[1]);
+	a.dev = makedev(ma, mi);
+	a.prog = f[3][0];
+	a.was = path_field(f[4]);
+	a.to = path_field(f[5]);
+	if (VEC_PUSH(r->a, r->na, r->capa, a) == 0)
+		return 0;
+	free(a.was);
+	free(a.to);
+	return -ENOMEM;
+}
+
 /* The record in text; -EINVAL for one cut short (no "end"). */
 static int parse(char *text, struct record *r)
 {
@@ -109,151 +132,12 @@ static int parse(char *text, struct record *r)
 			 parse_step(line, &r->s[r->n++]) < 0)
 			return -EINVAL;
 	}
-	return end && r->n == want ? 0 : -EINVAL;
-}
-
-/* The kernel's line of mount kid on dev, from a fresh read: its
- * mountpoint (malloc'ed), or NULL when the kernel has no such mount. */
-static char *where_is(int kid, dev_t dev)
-{
-	char **lines, *mp = NULL;
-	size_t n;
-	struct entry e;
-	if (kid <= 0 || read_lines("/proc/self/mountinfo", &lines, &n) < 0)
-		return NULL;
-	for (size_t i = 0; i < n && !mp; i++)
-		if (mt_parse_line(lines[i], &e) == 0 && e.id == kid &&
-		    entry_dev(&e) == dev)
-			mp = strdup(e.mp);
-	free_lines(lines, n);
-	return mp;
-}
-
-/* path opened O_PATH by a walk from / that follows no symlink. */
-static int walk(const char *path)
-{
-	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	char name[256];
-	while (cur >= 0 && *path) {
-		size_t len = strcspn(path, "/");
-		if (len == 0 || len >= sizeof name) {
-			path += len ? len : 1;
-			if (len >= sizeof name) {
-				close(cur);
-				return -ENAMETOOLONG;
-			}
-			continue;
-		}
-		memcpy(name, path, len);
-		name[len] = '\0';
-		path += len;
-		int fd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		struct stat st;
-		close(cur);
-		if (fd >= 0 && (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))) {
-			close(fd);
-			return -ELOOP;
-		}
-		cur = fd;
-	}
-	return cur < 0 ? -errno : cur;
-}
-
-/* The mount kid itself (the top of its place), opened. */
-static int open_kid(int kid, dev_t dev)
-{
-	char *mp = where_is(kid, dev);
-	int fd = mp ? walk(mp) : -ENOENT;
-	free(mp);
-	if (fd >= 0 && fd_mnt_id(fd) != kid) {
-		close(fd);
-		return -EBUSY;         /* covered */
-	}
-	return fd;
-}
-
-/* A park place that the plan's end removed already, made again. */
-static void remake(const struct broker *b, const char *place, int fd)
-{
-	struct stat st;
-	char *park = realpath(b->park, NULL);
-	size_t n = park ? strlen(park) : 0;
-	bool ours = park && !strncmp(place, park, n) && place[n] == '/' &&
-		    !strchr(place + n + 1, '/');
-	free(park);
-	if (!ours || fstat(fd, &st) < 0)
-		return;
-	if (S_ISDIR(st.st_mode))
-		mkdir(place, 0700);
-	else
-		close(open(place, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
-			   0600));
-}
-
-/* Mount s->kid moved to place, unless it is there. */
-static int move_kid(const struct broker *b, const struct rstep *s,
-		    const char *place)
-{
-	char *now = where_is(s->kid, s->dev), from[64], to[64];
-	int err = 0, fd, at = -1;
-	if (!now || !place || strcmp(now, place) == 0) {
-		free(now);
-		return now ? 0 : -ENOENT;
-	}
-	free(now);
-	if ((fd = open_kid(s->kid, s->dev)) < 0)
-		return fd;
-	remake(b, place, fd);
-	if ((at = walk(place)) < 0)
-		err = at;
-	snprintf(from, sizeof from, "/proc/self/fd/%d", fd);
-	snprintf(to, sizeof to, "/proc/self/fd/%d", at);
-	if (!err && mount(from, to, NULL, MS_MOVE, NULL) < 0)
-		err = -errno;
-	close(fd);
-	if (at >= 0)
-		close(at);
-	return err;
-}
-
-/* Mount s->kid detached, if the kernel still has it. */
-static int drop_kid(const struct rstep *s)
-{
-	char at[64];
-	int fd = open_kid(s->kid, s->dev);
-	if (fd == -ENOENT)
-		return 0;
-	if (fd < 0)
-		return fd;
-	snprintf(at, sizeof at, "/proc/self/fd/%d", fd);
-	int err = umount2(at, MNT_DETACH) < 0 ? -errno : 0;
-	close(fd);
-	return err;
-}
-
-/* Whether the step in flight when the broker died had happened. */
-static bool happened(const struct rstep *s)
-{
-	char *now;
-	bool yes = false;
-	switch (s->kind) {
-	case STEP_NEW:
-	case STEP_BIND:
-		return s->prog == 'S';
-	case STEP_UMOUNT:
-		now = where_is(s->kid, s->dev);
-		yes = !now;
-		break;
-	case STEP_MOVE:
-	case STEP_PARK:
-		now = where_is(s->kid, s->dev);
-		yes = now && s->to && strcmp(now, s->to) == 0;
-		break;
-	default:
-		return false;
-	}
-	free(now);
-	return yes;
+	if (!end || r->n != want)
+		return -EINVAL;
+	while ((line = strtok_r(NULL, "\n", &save)))
+		if (parse_aside(line, r) < 0)
+			return -ENOMEM;
+	return 0;
 }
 
 static void undo(const struct broker *b, const struct record *r, size_t done)
@@ -262,9 +146,9 @@ static void undo(const struct broker *b, const struct record *r, size_t done)
 		const struct rstep *s = &r->s[done];
 		int err = 0;
 		if (s->kind == STEP_NEW || s->kind == STEP_BIND)
-			err = drop_kid(s);
+			err = rec_drop(s);
 		else if (s->kind == STEP_MOVE || s->kind == STEP_PARK)
-			err = move_kid(b, s, s->was);
+			err = rec_move(b, s, s->was);
 		else
 			log_msg(LOG_WARNING, "recovery: step %zu (%s) stays",
 				done, step_name(s->kind));
@@ -281,13 +165,27 @@ static void finish(const struct broker *b, const struct record *r, size_t i)
 		const struct rstep *s = &r->s[i];
 		int err = -ENOTSUP;
 		if (s->kind == STEP_UMOUNT)
-			err = drop_kid(s);
+			err = rec_drop(s);
 		else if (s->kind == STEP_MOVE || s->kind == STEP_PARK)
-			err = move_kid(b, s, s->to);
+			err = rec_move(b, s, s->to);
 		if (err)
 			log_msg(LOG_WARNING, "recovery: finishing step %zu (%s "
 				"of mount %d): %s", i, step_name(s->kind),
 				s->kid, strerror(-err));
+	}
+}
+
+/* The mounts still aside return, last aside first: their places were
+ * reachable for the steps above only while they were away. */
+static void put_back(const struct broker *b, const struct record *r)
+{
+	for (size_t i = r->na; i-- > 0; ) {
+		const struct rstep *a = &r->a[i];
+		int err = a->prog == 'P' ? rec_move(b, a, a->was) : 0;
+		if (err)
+			log_msg(LOG_WARNING, "recovery: mount %d, moved aside, "
+				"cannot return to %s: %s", a->kid,
+				a->was ? a->was : "-", strerror(-err));
 	}
 }
 
@@ -298,7 +196,7 @@ static void resolve_plan(struct broker *b, const struct record *r)
 	bool removed = false;
 	while (done < r->n && r->s[done].prog == 'D')
 		done++;
-	if (done < r->n && happened(&r->s[done]))
+	if (done < r->n && rec_happened(&r->s[done]))
 		done++;
 	for (size_t i = 0; i < done; i++)
 		removed = removed || r->s[i].kind == STEP_UMOUNT;
@@ -306,9 +204,11 @@ static void resolve_plan(struct broker *b, const struct record *r)
 		"after %zu: %s", r->n, done, removed ? "finished" : "undone");
 	if (!removed) {
 		undo(b, r, done);
+		put_back(b, r);
 		return;
 	}
 	finish(b, r, done);
+	put_back(b, r);
 	unsigned long long serial = b->intent.serial;
 	b->intent.serial = r->serial;
 	if (state_write(b, r->image, r->nimage) < 0)
@@ -380,7 +280,12 @@ int intent_recover(struct broker *b)
 		free(r.s[i].was);
 		free(r.s[i].to);
 	}
+	for (size_t i = 0; i < r.na; i++) {
+		free(r.a[i].was);
+		free(r.a[i].to);
+	}
 	free(r.s);
+	free(r.a);
 	free(r.image);
 	free(text);
 	free(path);

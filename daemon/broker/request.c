@@ -60,6 +60,8 @@ int apply_plan(struct request *r, int err)
 	struct broker *b = r->b;
 	bool recorded = false;
 	phase(PHASE_EXECUTE);      /* the record is the executor's first step */
+	fault_arm();               /* the tests' kill, for a plan of no step
+				      too: its state save is one */
 	if (!err && b->g.nsteps)
 		recorded = !(err = intent_begin(b));
 	if (!err && !(err = exec_plan(r))) {

@@ -324,6 +324,7 @@ static void start_graph(struct broker *b, const struct setup *s)
 	err = import_table(b, table);
 	if (err == -ENOENT && !s->table)  /* before 2.6.26 */
 		err = import_table(b, "/proc/mounts");
+	recover_forget();              /* what recovery kept is imported */
 	if (err < 0) {
 		if (err != -EEXIST)    /* import.c said why */
 			die(EXIT_FAIL, "cannot import the mount table: %s",
@@ -357,11 +358,11 @@ int main(int argc, char **argv)
 		die(EXIT_FAIL, "must run as root");
 	b.state_dir = s->cfg.state_dir;
 	lock_state(&b, s);
+	holder_adopt(&b);              /* before recovery, which uses it */
 	if ((err = make_dirs(&b)) < 0)
 		die(EXIT_FAIL, "%s: %s", b.state_dir, strerror(-err));
 	check_log(s);
 	fusetab_clean(b.state_dir);    /* a FUSE mount a dead broker left */
-	holder_adopt(&b);
 	start_graph(&b, s);
 	mntns_init();
 	if ((b.listen_fd = server_listen(s->cfg.socket)) < 0)

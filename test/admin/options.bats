@@ -109,3 +109,23 @@ refused() {
 	[ "$status" -eq 2 ]
 	[ "$output" = "sharebrokerd: $S/missing.conf: No such file or directory" ]
 }
+
+@test "sharedry --trace: a step under a covering mount and a mount no path reaches say so" {
+	# s36: the copy for s/a/b goes under COVER on s/a (the broker moves
+	# COVER aside for it); fault-diff.sh reads these marks
+	run "$SHAREDRY" --trace --base /tmp/w - <<-'EOF2'
+	mkdir -p $B/m $B/s
+	mount -t tmpfs M $B/m
+	mount --make-shared $B/m
+	mount --bind $B/m $B/s
+	mount --make-slave $B/s
+	mkdir -p $B/m/a/b
+	mount -t tmpfs COVER $B/s/a
+	mount -t tmpfs NEW $B/m/a/b
+	EOF2
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"step new mount 6 on 3 at /a/b"$'\n'* ]]
+	[[ $output == *"step bind mount 7 from 6 on 4 at /a/b (under 5) (hidden)"* ]]
+	[ "$(grep -c '(under\|(hidden)' <<<"$output")" -eq 1 ]
+}

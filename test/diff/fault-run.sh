@@ -92,7 +92,7 @@ mounts_under() {
 }
 
 cleanup() {
-	local m i left=1
+	local m i
 	trap '' PIPE
 	stop_broker
 	end_holders "$state"   # the last broker's holder keeps covered mounts
@@ -100,12 +100,11 @@ cleanup() {
 		echo "--- broker log"
 		cat "$state/sharebrokerd.log"
 	fi >&2
-	for ((i = 0; i < 8 && left; i++)); do
-		left=0
-		for m in $(mounts_under "$dir") $(mounts_under "$state"); do
-			/usr/bin/umount -l "$m" 2>/dev/null
-			left=1
-		done
+	# a lazy umount takes the mount's whole tree with it: one per
+	# mount stacked on a place, not one per mount of the sandbox
+	for ((i = 0; i < 64; i++)); do
+		m=$( (mounts_under "$dir"; mounts_under "$state") | tail -1)
+		[[ $m ]] && "$bindir/umount2" -l "$m" || break
 	done
 	rmdir "$dir"
 	rm -rf --one-file-system "$state" "$log" "$script"

@@ -49,6 +49,8 @@ _result() {
 }
 
 # Run a util-linux binary under the spy, inside the jail if one is set.
+# NATIVE_CALLS=FILE: "L<line> <calls>" appended for every command, how
+# many mount(2)/umount2(2)/pivot_root(2) calls it made (fault-diff.sh).
 _spied() {
 	local rc
 	_scenario_line
@@ -56,6 +58,8 @@ _spied() {
 	"${_enter[@]}" env "LD_PRELOAD=$_preload" SPY_LOG=$SPY_LOG SPY_ROOT=$_jail \
 		SPY_CWD=$_cwd "$@" >/dev/null 2>>"${NATIVE_ERR:-/dev/null}"
 	rc=$?
+	[[ -z ${NATIVE_CALLS:-} ]] ||
+		echo "L$_lineno $(grep -c '' "$SPY_LOG")" >>"$NATIVE_CALLS"
 	_result $rc
 }
 

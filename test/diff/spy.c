@@ -19,6 +19,11 @@
  *               a cwd that a mount covered since stays beneath it.
  * SPY_CHDIR=DIR then chdir(DIR) (for "cd DIR": the keeper itself) and
  *               "ready" on stdout, or exit 125 when DIR cannot be entered.
+ * SPY_MAX_CALLS=N  the first N mount(2)/umount2(2)/pivot_root(2) calls of
+ *               the process go through, later ones fail with EIO without
+ *               reaching the kernel: a command of several calls cut short
+ *               between two of them, as a broker killed in the middle
+ *               leaves it (fault-diff.sh's outcomes in between).
  *
  * Every wrapper preserves errno of the real call. Wrappers may run before
  * the constructor (other libraries' constructors open files): they resolve
@@ -66,6 +71,24 @@ static void load_real(void)
 	real.access = dlsym(RTLD_NEXT, "access");
 	real.syscall = dlsym(RTLD_NEXT, "syscall");
 	real.loaded = 1;
+}
+
+/* Whether this call is past SPY_MAX_CALLS (then errno is EIO). */
+static int cut_short(void)
+{
+	static long left = -2;
+	const char *max;
+
+	if (left == -2)
+		left = (max = getenv("SPY_MAX_CALLS")) && *max ? atol(max) : -1;
+	if (left < 0)
+		return 0;
+	if (left > 0) {
+		left--;
+		return 0;
+	}
+	errno = EIO;
+	return 1;
 }
 
 /* Relative name under /proc if PATH must be redirected, else NULL. */
@@ -139,7 +162,7 @@ int mount(const char *src, const char *tgt, const char *type,
 	int rc, err;
 
 	load_real();
-	rc = real.mount(src, tgt, type, flags, data);
+	rc = cut_short() ? -1 : real.mount(src, tgt, type, flags, data);
 	err = errno;
 	log_result("mount", flags, rc, err);
 	errno = err;
@@ -151,7 +174,7 @@ int umount2(const char *tgt, int flags)
 	int rc, err;
 
 	load_real();
-	rc = real.umount2(tgt, flags);
+	rc = cut_short() ? -1 : real.umount2(tgt, flags);
 	err = errno;
 	log_result("umount2", (unsigned)flags, rc, err);
 	errno = err;
@@ -176,7 +199,10 @@ long syscall(long nr, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	load_real();
-	rc = real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (nr == SYS_pivot_root && cut_short())
+		rc = -1;
+	else
+		rc = real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	err = errno;
 	if (nr == SYS_pivot_root)
 		log_result("pivot_root", 0, (int)rc, err);

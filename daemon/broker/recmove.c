@@ -1,0 +1,229 @@
+/* recmove.c: what recovery does in the kernel (recover.c decides): the
+ * mounts of an interrupted plan found by their kernel ids, moved back or
+ * on, and detached.
+ *
+ * A mount is reached through a descriptor when there is one: the
+ * previous broker's holder keeps those that were covered when it died
+ * (holder.c), and recovery keeps every mount its own moves cover (a
+ * covering mount put back from its park place, a mount moved back under
+ * another).  Both are handed to the import (recover_take()): a mount that
+ * recovery covers is out of reach of its path, and the holder did not
+ * keep it, since it was on top when the broker died.  Otherwise a walk
+ * from / that follows no symlink: a jail may have planted one in a path
+ * since.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "broker.h"
+#include "holder.h"
+#include "mtparse.h"
+#include "recover.h"
+#include "vec.h"
+
+struct kept {
+	int kid;
+	dev_t dev;
+	int fd;                /* O_PATH, on the mount's root */
+};
+
+static struct kept *kept;
+static size_t nkept, capkept;
+
+/* A mount about to be covered by recovery's move onto at: kept. */
+static void keep(int at)
+{
+	struct stat st;
+	struct kept k = { .kid = fd_mnt_id(at), .fd = -1 };
+	if (k.kid < 0 || !fd_at_root(at) || fstat(at, &st) < 0)
+		return;        /* a directory in a mount: nothing covered */
+	k.dev = st.st_dev;
+	k.fd = fcntl(at, F_DUPFD_CLOEXEC, 0);
+	if (k.fd < 0 || VEC_PUSH(kept, nkept, capkept, k) < 0) {
+		log_msg(LOG_WARNING, "recovery: mount %d, covered now, is out "
+			"of reach", k.kid);
+		if (k.fd >= 0)
+			close(k.fd);
+	}
+}
+
+static int kept_find(int kid, dev_t dev)
+{
+	for (size_t i = nkept; i-- > 0; )
+		if (kept[i].kid == kid && kept[i].dev == dev)
+			return (int)i;
+	return -1;
+}
+
+int recover_take(int kid, dev_t dev)
+{
+	int i = kept_find(kid, dev), fd = i >= 0 ? kept[i].fd : -1;
+	if (i >= 0)
+		kept[i] = kept[--nkept];
+	return fd;
+}
+
+void recover_forget(void)
+{
+	while (nkept)
+		close(kept[--nkept].fd);
+	free(kept);
+	kept = NULL;
+	capkept = 0;
+}
+
+/* The kernel's line of mount kid on dev, from a fresh read: its
+ * mountpoint (malloc'ed), or NULL when the kernel has no such mount. */
+char *rec_where(int kid, dev_t dev)
+{
+	char **lines, *mp = NULL;
+	size_t n;
+	struct entry e;
+	if (kid <= 0 || read_lines("/proc/self/mountinfo", &lines, &n) < 0)
+		return NULL;
+	for (size_t i = 0; i < n && !mp; i++)
+		if (mt_parse_line(lines[i], &e) == 0 && e.id == kid &&
+		    entry_dev(&e) == dev)
+			mp = strdup(e.mp);
+	free_lines(lines, n);
+	return mp;
+}
+
+/* path opened O_PATH by a walk from / that follows no symlink. */
+static int walk(const char *path)
+{
+	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char name[256];
+	while (cur >= 0 && *path) {
+		size_t len = strcspn(path, "/");
+		if (len == 0 || len >= sizeof name) {
+			path += len ? len : 1;
+			if (len >= sizeof name) {
+				close(cur);
+				return -ENAMETOOLONG;
+			}
+			continue;
+		}
+		memcpy(name, path, len);
+		name[len] = '\0';
+		path += len;
+		int fd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		close(cur);
+		if (fd >= 0 && (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))) {
+			close(fd);
+			return -ELOOP;
+		}
+		cur = fd;
+	}
+	return cur < 0 ? -errno : cur;
+}
+
+/* The mount kid itself (its root), opened: through a descriptor kept
+ * (above, or by the holder), else by its place, if nothing covers it;
+ * -ENOENT when the kernel has no such mount any more. */
+static int open_kid(int kid, dev_t dev)
+{
+	char *mp = rec_where(kid, dev);
+	int i = mp ? kept_find(kid, dev) : -1, fd = -ENOENT;
+	if (i >= 0)
+		fd = fcntl(kept[i].fd, F_DUPFD_CLOEXEC, 0);
+	else if (mp && (fd = holder_take(kid, dev)) < 0)
+		fd = walk(mp);
+	free(mp);
+	if (fd >= 0 && fd_mnt_id(fd) != kid) {
+		close(fd);
+		return -EBUSY;         /* covered */
+	}
+	return fd;
+}
+
+/* A park place that the plan's end removed already, made again. */
+static void remake(const struct broker *b, const char *place, int fd)
+{
+	struct stat st;
+	char *park = realpath(b->park, NULL);
+	size_t n = park ? strlen(park) : 0;
+	bool ours = park && !strncmp(place, park, n) && place[n] == '/' &&
+		    !strchr(place + n + 1, '/');
+	free(park);
+	if (!ours || fstat(fd, &st) < 0)
+		return;
+	if (S_ISDIR(st.st_mode))
+		mkdir(place, 0700);
+	else
+		close(open(place, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
+			   0600));
+}
+
+/* Mount s->kid moved to place, unless it is there. */
+int rec_move(const struct broker *b, const struct rstep *s, const char *place)
+{
+	char *now = rec_where(s->kid, s->dev), from[64], to[64];
+	int err = 0, fd, at = -1;
+	if (!now || !place || strcmp(now, place) == 0) {
+		free(now);
+		return now ? 0 : -ENOENT;
+	}
+	free(now);
+	if ((fd = open_kid(s->kid, s->dev)) < 0)
+		return fd;
+	remake(b, place, fd);
+	if ((at = walk(place)) < 0)
+		err = at;
+	else
+		keep(at);
+	snprintf(from, sizeof from, "/proc/self/fd/%d", fd);
+	snprintf(to, sizeof to, "/proc/self/fd/%d", at);
+	if (!err && mount(from, to, NULL, MS_MOVE, NULL) < 0)
+		err = -errno;
+	close(fd);
+	if (at >= 0)
+		close(at);
+	return err;
+}
+
+/* Mount s->kid detached, if the kernel still has it. */
+int rec_drop(const struct rstep *s)
+{
+	char at[64];
+	int fd = open_kid(s->kid, s->dev);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	snprintf(at, sizeof at, "/proc/self/fd/%d", fd);
+	int err = umount2(at, MNT_DETACH) < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+/* Whether the step in flight when the broker died had happened. */
+bool rec_happened(const struct rstep *s)
+{
+	char *now;
+	bool yes = false;
+	switch (s->kind) {
+	case STEP_NEW:
+	case STEP_BIND:
+		return s->prog == 'S';
+	case STEP_UMOUNT:
+		now = rec_where(s->kid, s->dev);
+		yes = !now;
+		break;
+	case STEP_MOVE:
+	case STEP_PARK:
+		now = rec_where(s->kid, s->dev);
+		yes = now && s->to && strcmp(now, s->to) == 0;
+		break;
+	default:
+		return false;
+	}
+	free(now);
+	return yes;
+}
