@@ -129,8 +129,11 @@ void slow_retrying(bool on);   /* parked requests are served again */
 void slow_forget(void);        /* none is parked: forget the answers */
 
 /* handle.c */
+struct stat;
 int handle_add(struct broker *b, struct mount *m, int fd);
 int handle_put(struct broker *b, struct mount *m, int fd, int kid, dev_t dev);
+int handle_set(struct broker *b, struct mount *m, int fd, int kid,
+	       const struct stat *st);
 void handle_rekey(struct broker *b);
 struct handle *handle_of(const struct broker *b, const struct mount *m);
 struct mount *mount_of_kid(const struct broker *b, int kid);
@@ -178,6 +181,11 @@ int stage_new(struct request *r, const char *source, const char *type,
 void unstage(struct request *r);
 int exec_step(struct request *r, const struct step *s);
 void exec_drop_parks(struct broker *b);
+int open_loc(struct request *r, struct mount *m, const char *dir,
+	     bool target, int *out, char **cover);
+
+/* copy.c */
+int copy_bind(struct request *r, const struct step *s, struct mount *m);
 
 /* execplan.c */
 int exec_plan(struct request *r);
@@ -190,6 +198,8 @@ bool plan_undoable(const struct graph *g);
 int intent_begin(struct broker *b);
 void intent_step(struct broker *b, const struct step *s, char what,
 		 const struct handle *h);
+void intent_pending(struct broker *b, const struct step *s, int top,
+		    dev_t dev);
 void intent_end(struct broker *b);
 
 /* fault.c */
@@ -197,9 +207,13 @@ int save_put(int fd, const char *text, size_t len);
 void fault_init(void);
 void fault_arm(void);
 void fault_step(void);
+void fault_copy(void);
 
 /* recover.c */
 int intent_recover(struct broker *b);
+char *table_where(int kid, dev_t dev);  /* rectable.c */
+int table_child(int top, dev_t dev, const char *mp);
+int table_walk(const char *path);
 
 /* busy.c */
 bool busy(void *ctx, const struct mount *m);

@@ -5,7 +5,8 @@
  * as an administrator or the OOM killer would) right after the K-th plan
  * step it carries out; save:K in the middle of its K-th write of the
  * intent or the state (half of it written); fail:K makes that write fail
- * with ENOSPC instead.  file:PATH reads such a spec from PATH when a plan
+ * with ENOSPC instead; copy:K right after the kernel bound the K-th copy
+ * made straight on its place (copy.c), before its record says so.  file:PATH reads such a spec from PATH when a plan
  * starts (and removes PATH), counting from there: a test arms it for the
  * one request it means.  Unset, every check is one comparison.
  */
@@ -19,7 +20,7 @@
 
 static struct {
 	char kind;             /* 't': after step k, 's': during save k,
-				  'f': save k fails */
+				  'f': save k fails, 'c': after copy k */
 	unsigned k, n;
 	char *file;
 } fault;
@@ -35,6 +36,8 @@ static void fault_parse(const char *spec)
 		fault.kind = 's';
 	else if (sscanf(spec, "fail:%u", &k) == 1)
 		fault.kind = 'f';
+	else if (sscanf(spec, "copy:%u", &k) == 1)
+		fault.kind = 'c';
 	fault.k = k;
 }
 
@@ -75,6 +78,12 @@ void fault_step(void)
 {
 	if (fault.kind == 't' && ++fault.n == fault.k)
 		die_now("after a step");
+}
+
+void fault_copy(void)
+{
+	if (fault.kind == 'c' && ++fault.n == fault.k)
+		die_now("after a copy was bound");
 }
 
 /* All of text at fd's offset, or the errno (ENOSPC, EIO...): a write of

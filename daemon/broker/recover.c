@@ -29,7 +29,8 @@ struct rstep {
 	int kind;
 	int kid;               /* the mount: the step's, or the one it made */
 	dev_t dev;
-	char prog;             /* '-', 'S', 'D' (intent.c) */
+	char prog;             /* '-', 'S', 'P', 'D' (intent.c) */
+	int top;               /* 'P': the mount a copy went on (copy.c) */
 	char *was, *to;        /* NULL: "-" */
 };
 
@@ -70,10 +71,14 @@ static int parse_step(char *line, struct rstep *s)
 	s->dev = makedev(ma, mi);
 	s->prog = f[4][0];
 	int p = 5;
-	if (s->prog != '-') {  /* "S|D kid dev" */
+	if (s->prog != '-') {  /* "S|D kid dev", "P top dev" */
 		if (n < 9 || sscanf(f[6], "%u:%u", &pma, &pmi) != 2)
 			return -EINVAL;
-		if (s->kind == STEP_NEW || s->kind == STEP_BIND) {
+		if (s->prog == 'P') {
+			s->top = atoi(f[5]);
+			s->kid = 0;    /* not known until found */
+			s->dev = makedev(pma, pmi);
+		} else if (s->kind == STEP_NEW || s->kind == STEP_BIND) {
 			s->kid = atoi(f[5]);
 			s->dev = makedev(pma, pmi);
 		}
@@ -112,58 +117,19 @@ static int parse(char *text, struct record *r)
 	return end && r->n == want ? 0 : -EINVAL;
 }
 
-/* The kernel's line of mount kid on dev, from a fresh read: its
- * mountpoint (malloc'ed), or NULL when the kernel has no such mount. */
-static char *where_is(int kid, dev_t dev)
+/* The copy a BIND made on its place before the broker died, without its
+ * kernel id recorded ("P", copy.c): s->kid, or 0. */
+static void find_copy(struct rstep *s)
 {
-	char **lines, *mp = NULL;
-	size_t n;
-	struct entry e;
-	if (kid <= 0 || read_lines("/proc/self/mountinfo", &lines, &n) < 0)
-		return NULL;
-	for (size_t i = 0; i < n && !mp; i++)
-		if (mt_parse_line(lines[i], &e) == 0 && e.id == kid &&
-		    entry_dev(&e) == dev)
-			mp = strdup(e.mp);
-	free_lines(lines, n);
-	return mp;
-}
-
-/* path opened O_PATH by a walk from / that follows no symlink. */
-static int walk(const char *path)
-{
-	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	char name[256];
-	while (cur >= 0 && *path) {
-		size_t len = strcspn(path, "/");
-		if (len == 0 || len >= sizeof name) {
-			path += len ? len : 1;
-			if (len >= sizeof name) {
-				close(cur);
-				return -ENAMETOOLONG;
-			}
-			continue;
-		}
-		memcpy(name, path, len);
-		name[len] = '\0';
-		path += len;
-		int fd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		struct stat st;
-		close(cur);
-		if (fd >= 0 && (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))) {
-			close(fd);
-			return -ELOOP;
-		}
-		cur = fd;
-	}
-	return cur < 0 ? -errno : cur;
+	if (s->prog == 'P' && s->to)
+		s->kid = table_child(s->top, s->dev, s->to);
 }
 
 /* The mount kid itself (the top of its place), opened. */
 static int open_kid(int kid, dev_t dev)
 {
-	char *mp = where_is(kid, dev);
-	int fd = mp ? walk(mp) : -ENOENT;
+	char *mp = table_where(kid, dev);
+	int fd = mp ? table_walk(mp) : -ENOENT;
 	free(mp);
 	if (fd >= 0 && fd_mnt_id(fd) != kid) {
 		close(fd);
@@ -194,7 +160,7 @@ static void remake(const struct broker *b, const char *place, int fd)
 static int move_kid(const struct broker *b, const struct rstep *s,
 		    const char *place)
 {
-	char *now = where_is(s->kid, s->dev), from[64], to[64];
+	char *now = table_where(s->kid, s->dev), from[64], to[64];
 	int err = 0, fd, at = -1;
 	if (!now || !place || strcmp(now, place) == 0) {
 		free(now);
@@ -204,7 +170,7 @@ static int move_kid(const struct broker *b, const struct rstep *s,
 	if ((fd = open_kid(s->kid, s->dev)) < 0)
 		return fd;
 	remake(b, place, fd);
-	if ((at = walk(place)) < 0)
+	if ((at = table_walk(place)) < 0)
 		err = at;
 	snprintf(from, sizeof from, "/proc/self/fd/%d", fd);
 	snprintf(to, sizeof to, "/proc/self/fd/%d", at);
@@ -239,14 +205,14 @@ static bool happened(const struct rstep *s)
 	switch (s->kind) {
 	case STEP_NEW:
 	case STEP_BIND:
-		return s->prog == 'S';
+		return s->prog == 'S' || (s->prog == 'P' && s->kid > 0);
 	case STEP_UMOUNT:
-		now = where_is(s->kid, s->dev);
+		now = table_where(s->kid, s->dev);
 		yes = !now;
 		break;
 	case STEP_MOVE:
 	case STEP_PARK:
-		now = where_is(s->kid, s->dev);
+		now = table_where(s->kid, s->dev);
 		yes = now && s->to && strcmp(now, s->to) == 0;
 		break;
 	default:
@@ -292,12 +258,14 @@ static void finish(const struct broker *b, const struct record *r, size_t i)
 }
 
 /* The plan the record holds: undone, or finished and its state saved. */
-static void resolve_plan(struct broker *b, const struct record *r)
+static void resolve_plan(struct broker *b, struct record *r)
 {
 	size_t done = 0;
 	bool removed = false;
 	while (done < r->n && r->s[done].prog == 'D')
 		done++;
+	if (done < r->n)
+		find_copy(&r->s[done]);
 	if (done < r->n && happened(&r->s[done]))
 		done++;
 	for (size_t i = 0; i < done; i++)

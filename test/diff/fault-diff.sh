@@ -5,7 +5,8 @@
 # for every k, the broker is killed right after step k of that command's
 # plan (fault-run.sh, LIBSHARE_FAULT=step:k) and in the middle of each of
 # the request's saves (save:1 the intent, save:2 and save:3 the state),
-# then started again; the kernel's table, the files and every view
+# and right after each copy the kernel bound straight on its place, before
+# the record says so (copy:k, copy.c), then started again; the kernel's table, the files and every view
 # (host and jails), and the same views read through the shim (the graph,
 # propagation fields included), must all equal what the kernel gives
 # natively without the command or with it (native-run.sh on the scenario
@@ -110,6 +111,12 @@ for t in "${targets[@]}"; do
 	# the last run survived its kill point: the plan had s - 1 steps
 	mv "$work/F.raw" "$work/step$s.raw"
 	mv "$work/F.err" "$work/step$s.err"
+	for ((c = 1; c <= 200; c++)); do
+		bash "$here/fault-run.sh" "$f" "$line" "copy:$c" "${views[@]}" \
+			>"$work/copy$c.raw" 2>"$work/copy$c.err"
+		grep -q '^fault survived' "$work/copy$c.raw" && break
+		specs+=(copy:$c)
+	done
 	for spec in "${specs[@]}"; do
 		if [[ $spec == save:* ]]; then
 			bash "$here/fault-run.sh" "$f" "$line" "$spec" \
@@ -135,7 +142,8 @@ for t in "${targets[@]}"; do
 			sed 's/^/# /'
 		sed 's/^/# /' "$err"
 	done
-	rm -f "$work"/step*.raw "$work"/step*.err "$work"/save*.raw "$work"/save*.err
+	rm -f "$work"/step*.raw "$work"/step*.err "$work"/save*.raw "$work"/save*.err \
+		"$work"/copy*.raw "$work"/copy*.err
 done
 echo "1..$k"
 exit $failed
