@@ -106,7 +106,7 @@ static int put_steps(struct broker *b, FILE *f, char **to)
 		struct handle *h = m ? handle_of(b, m) : NULL;
 		bool moves = s->kind == STEP_MOVE || s->kind == STEP_PARK;
 		char *was = moves ? was_of(b, i, to) : NULL;
-		to[i] = moves ? to_of(b, s) : NULL;
+		to[i] = moves || s->kind == STEP_BIND ? to_of(b, s) : NULL;
 		fprintf(f, "%zu %s %d %u:%u ", i, step_name(s->kind),
 			h ? h->kid : 0, h ? major(h->dev) : 0,
 			h ? minor(h->dev) : 0);
