@@ -187,6 +187,9 @@ int open_loc(struct request *r, struct mount *m, const char *dir,
 /* copy.c */
 int copy_bind(struct request *r, const struct step *s, struct mount *m);
 
+/* umounts.c */
+void umount_all(const int *fds, int *errs, size_t n);
+
 /* execplan.c */
 int exec_plan(struct request *r);
 void exec_undo(struct request *r);

@@ -222,6 +222,17 @@ static bool happened(const struct rstep *s)
 	return yes;
 }
 
+/* Whether an umount from step i on happened: a run of umounts is carried
+ * out at once before their progress is written (umounts.c), so one
+ * after the first not marked done may have. */
+static bool umounted_from(const struct record *r, size_t i)
+{
+	for (; i < r->n; i++)
+		if (r->s[i].kind == STEP_UMOUNT && happened(&r->s[i]))
+			return true;
+	return false;
+}
+
 static void undo(const struct broker *b, const struct record *r, size_t done)
 {
 	while (done-- > 0) {
@@ -270,6 +281,7 @@ static void resolve_plan(struct broker *b, struct record *r)
 		done++;
 	for (size_t i = 0; i < done; i++)
 		removed = removed || r->s[i].kind == STEP_UMOUNT;
+	removed = removed || umounted_from(r, done);
 	log_msg(LOG_WARNING, "recovery: a plan of %zu steps was cut short "
 		"after %zu: %s", r->n, done, removed ? "finished" : "undone");
 	if (!removed) {
