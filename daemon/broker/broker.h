@@ -131,8 +131,11 @@ void slow_retrying(bool on);   /* parked requests are served again */
 void slow_forget(void);        /* none is parked: forget the answers */
 
 /* handle.c */
+struct stat;
 int handle_add(struct broker *b, struct mount *m, int fd);
 int handle_put(struct broker *b, struct mount *m, int fd, int kid, dev_t dev);
+int handle_set(struct broker *b, struct mount *m, int fd, int kid,
+	       const struct stat *st);
 void handle_rekey(struct broker *b);
 struct handle *handle_of(const struct broker *b, const struct mount *m);
 struct mount *mount_of_kid(const struct broker *b, int kid);
@@ -180,6 +183,14 @@ int stage_new(struct request *r, const char *source, const char *type,
 void unstage(struct request *r);
 int exec_step(struct request *r, const struct step *s);
 void exec_drop_parks(struct broker *b);
+int open_loc(struct request *r, struct mount *m, const char *dir,
+	     bool target, int *out, char **cover);
+
+/* copy.c */
+int copy_bind(struct request *r, const struct step *s, struct mount *m);
+
+/* umounts.c */
+void umount_all(const int *fds, int *errs, size_t n);
 
 /* execplan.c */
 int exec_plan(struct request *r);
@@ -194,6 +205,8 @@ void intent_step(struct broker *b, const struct step *s, char what,
 		 const struct handle *h);
 int intent_aside(struct broker *b, const struct mount *m, off_t *slot);
 void intent_back(struct broker *b, off_t slot);
+void intent_pending(struct broker *b, const struct step *s, int top,
+		    dev_t dev);
 void intent_end(struct broker *b);
 
 /* fault.c */
@@ -201,6 +214,7 @@ int save_put(int fd, const char *text, size_t len);
 void fault_init(void);
 void fault_arm(void);
 void fault_step(void);
+void fault_copy(void);
 
 /* recover.c */
 int intent_recover(struct broker *b);

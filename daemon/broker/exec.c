@@ -32,8 +32,8 @@
  * mount (the kernel mounts on the top of a stack anyway), a source may not.
  * A target that another mount covers on the way gives -EAGAIN and, in
  * *cover, the directory of m where that mount sits (see move_to()). */
-static int open_loc(struct request *r, struct mount *m, const char *dir,
-		    bool target, int *out, char **cover)
+int open_loc(struct request *r, struct mount *m, const char *dir,
+	     bool target, int *out, char **cover)
 {
 	struct broker *b = r->b;
 	struct named *n = target ? r->target : r->source;
@@ -223,13 +223,18 @@ void unstage(struct request *r)
 	r->staged = -1;
 }
 
-/* NEW and BIND: made at a staging place (NEW: by stage_new()), held, then
- * moved into place. */
+/* NEW and BIND: a BIND straight on its place where copy.c can; else
+ * made at a staging place (NEW: by stage_new()), held, then moved into
+ * place. */
 static int make(struct request *r, const struct step *s, struct mount *m)
 {
 	struct broker *b = r->b;
 	char stage[4200], src[64];
 	int err = 0, from = -1, fd = -1;
+	if (s->kind == STEP_BIND && s->parent &&
+	    (err = copy_bind(r, s, m)) != -EAGAIN)
+		return err;
+	err = 0;
 	if (s->kind == STEP_NEW) {
 		fd = r->staged;
 		r->staged = -1;

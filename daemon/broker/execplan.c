@@ -58,6 +58,71 @@ static char *where(struct broker *b, const struct step *s)
 	return h ? fd_path(h->fd) : NULL;
 }
 
+static void failed(const struct step *s, size_t i, int err)
+{
+	log_msg(LOG_WARNING, "step %zu (%s of mount %u): %s", i,
+		step_name(s->kind), s->mnt, strerror(-err));
+}
+
+/* Step *i carried out, its progress recorded, *i moved past it. */
+static int exec_one(struct request *r, size_t *i, char **was)
+{
+	struct broker *b = r->b;
+	const struct step *s = &b->g.steps[*i];
+	struct mount *m = mount_by_id(&b->g, s->mnt);
+	was[*i] = where(b, s);
+	int err = exec_step(r, s);
+	if (err) {
+		failed(s, *i, err);
+		return err;
+	}
+	intent_step(b, s, 'D', m ? handle_of(b, m) : NULL);
+	fault_step();
+	(*i)++;
+	return 0;
+}
+
+/* How many steps from i on are umounts of held mounts that may go at
+ * once: none of them takes another along (step.alone, umount.c). */
+static size_t umount_run(const struct broker *b, size_t i)
+{
+	size_t n = 0;
+	for (; i + n < b->g.nsteps; n++) {
+		const struct step *s = &b->g.steps[i + n];
+		struct mount *m = mount_by_id(&b->g, s->mnt);
+		if (s->kind != STEP_UMOUNT || !s->alone || !m || !handle_of(b, m))
+			break;
+	}
+	return n;
+}
+
+/* Steps [*i, *i + n), such umounts, at once (umounts.c), then their
+ * progress in order; *i moved past them, or to the first that failed.
+ * The record may then say less than the kernel did: recovery finishes
+ * a plan any of whose umounts happened (recover.c). */
+static int exec_umounts(struct request *r, size_t *i, size_t n)
+{
+	struct broker *b = r->b;
+	int *fds = calloc(n, sizeof *fds), *errs = calloc(n, sizeof *errs);
+	int err = fds && errs ? 0 : -ENOMEM;
+	for (size_t k = 0; !err && k < n; k++)
+		fds[k] = handle_of(b, mount_by_id(&b->g, b->g.steps[*i + k].mnt))->fd;
+	if (!err)
+		umount_all(fds, errs, n);
+	for (size_t k = 0; !err && k < n; k++, (*i)++) {
+		const struct step *s = &b->g.steps[*i];
+		if ((err = errs[k])) {
+			failed(s, *i, err);
+			break;
+		}
+		intent_step(b, s, 'D', handle_of(b, mount_by_id(&b->g, s->mnt)));
+		fault_step();
+	}
+	free(fds);
+	free(errs);
+	return err;
+}
+
 /* Applies the open plan; on failure nothing of it stays (as far as the
  * kernel lets, see roll_back()) and the kernel's errno is returned.  What
  * exec_undo() needs stays in r until exec_forget(). */
@@ -67,22 +132,12 @@ int exec_plan(struct request *r)
 	struct graph *g = &b->g;
 	char **was = calloc(g->nsteps + 1, sizeof *was);
 	int err = was ? 0 : -ENOMEM;
-	size_t i;
-	for (i = 0; !err && i < g->nsteps; i++) {
-		const struct step *s = &g->steps[i];
-		struct mount *m = mount_by_id(g, s->mnt);
-		was[i] = where(b, s);
-		err = exec_step(r, s);
-		if (err) {
-			log_msg(LOG_WARNING, "step %zu (%s of mount %u): %s", i,
-				   step_name(s->kind), s->mnt, strerror(-err));
-			continue;
-		}
-		intent_step(b, s, 'D', m ? handle_of(b, m) : NULL);
-		fault_step();
-	}
-	if (err && was)            /* step i - 1 failed: undo [0, i - 1) */
-		roll_back(b, i - 1, was);
+	size_t i = 0, n;
+	while (!err && i < g->nsteps)
+		err = (n = umount_run(b, i)) > 1 ? exec_umounts(r, &i, n) :
+		      exec_one(r, &i, was);
+	if (err && was)            /* step i failed: undo [0, i) */
+		roll_back(b, i, was);
 	r->was = was;
 	if (err)
 		exec_forget(r);

@@ -6,10 +6,12 @@
  * right after a plan step, or after a covering mount is moved aside
  * within one (exec.c, move_to()); save:K in the middle of its K-th write
  * of the intent or the state (half of it written); fail:K makes that
- * write fail with ENOSPC instead.  file:PATH reads such a spec from PATH
- * when a plan starts, one of no step included (request.c, apply_plan()),
- * and removes PATH, counting from there: a test arms it for the one
- * request it means.  Unset, every check is one comparison.
+ * write fail with ENOSPC instead; copy:K right after the kernel bound the
+ * K-th copy made straight on its place (copy.c), before its record says
+ * so.  file:PATH reads such a spec from PATH when a plan starts, one of
+ * no step included (request.c, apply_plan()), and removes PATH, counting
+ * from there: a test arms it for the one request it means.  Unset, every
+ * check is one comparison.
  */
 #include <errno.h>
 #include <signal.h>
@@ -21,7 +23,7 @@
 
 static struct {
 	char kind;             /* 't': after step k, 's': during save k,
-				  'f': save k fails */
+				  'f': save k fails, 'c': after copy k */
 	unsigned k, n;
 	char *file;
 } fault;
@@ -37,6 +39,8 @@ static void fault_parse(const char *spec)
 		fault.kind = 's';
 	else if (sscanf(spec, "fail:%u", &k) == 1)
 		fault.kind = 'f';
+	else if (sscanf(spec, "copy:%u", &k) == 1)
+		fault.kind = 'c';
 	fault.k = k;
 }
 
@@ -77,6 +81,12 @@ void fault_step(void)
 {
 	if (fault.kind == 't' && ++fault.n == fault.k)
 		die_now("after a step");
+}
+
+void fault_copy(void)
+{
+	if (fault.kind == 'c' && ++fault.n == fault.k)
+		die_now("after a copy was bound");
 }
 
 /* All of text at fd's offset, or the errno (ENOSPC, EIO...): a write of

@@ -55,6 +55,16 @@ int handle_put(struct broker *b, struct mount *m, int fd, int kid,
 	return 0;
 }
 
+/* A handle on m from fd, whose mount id and type the caller knows. */
+int handle_set(struct broker *b, struct mount *m, int fd, int kid,
+	       const struct stat *st)
+{
+	/* what the table does not say: a file's mount (imported, or taken
+	 * from the holder) may take only a file's place (semantics 3.1) */
+	m->file = !S_ISDIR(st->st_mode);
+	return handle_put(b, m, fd, kid, st->st_dev);
+}
+
 int handle_add(struct broker *b, struct mount *m, int fd)
 {
 	struct stat st;
@@ -63,10 +73,7 @@ int handle_add(struct broker *b, struct mount *m, int fd)
 		return kid;
 	if (fd_stat(fd, &st) < 0)
 		return -errno;
-	/* what the table does not say: a file's mount (imported, or taken
-	 * from the holder) may take only a file's place (semantics 3.1) */
-	m->file = !S_ISDIR(st.st_mode);
-	return handle_put(b, m, fd, kid, st.st_dev);
+	return handle_set(b, m, fd, kid, &st);
 }
 
 /* The graph renumbered its mounts (graph_reorder()): by_seq follows. */

@@ -8,7 +8,9 @@
  * kid the mount's kernel id (0 for a mount the step makes), was where a
  * moved mount is before its step, to where it goes; progress is a slot
  * of fixed width written in place as the step advances: "-" not begun,
- * "S <kid> <dev>" made and held (NEW, BIND), "D ..." done.  A plan that
+ * "S <kid> <dev>" made and held (NEW, BIND), "P <top> <dev>" a BIND
+ * about to be made on its place, "to", on top of mount top (copy.c),
+ * "D ..." done.  A plan that
  * cannot be undone (it unmounts) also carries the state as it will leave
  * it ("image", then state lines with "= ").  The last line is "end": a
  * record without it was cut short before any step ran.  After it, one
@@ -85,13 +87,14 @@ static char *park_of(struct broker *b, const struct mount *m)
 }
 
 /* Where step i takes its mount: a park place, or its place in the graph
- * as the plan leaves it. */
+ * as the plan leaves it (a BIND's: where recovery looks for a copy made
+ * in place, copy.c). */
 static char *to_of(struct broker *b, const struct step *s)
 {
 	struct mount *m = mount_by_id(&b->g, s->mnt);
 	if (s->kind == STEP_PARK && m)
 		return park_of(b, m);
-	if (s->kind == STEP_MOVE && m)
+	if ((s->kind == STEP_MOVE || s->kind == STEP_BIND) && m)
 		return kernel_path(b, m);
 	return NULL;
 }
@@ -115,7 +118,7 @@ static int put_steps(struct broker *b, FILE *f, char **to)
 		struct handle *h = m ? handle_of(b, m) : NULL;
 		bool moves = s->kind == STEP_MOVE || s->kind == STEP_PARK;
 		char *was = moves ? was_of(b, i, to) : NULL;
-		to[i] = moves ? to_of(b, s) : NULL;
+		to[i] = moves || s->kind == STEP_BIND ? to_of(b, s) : NULL;
 		fprintf(f, "%zu %s %d %u:%u ", i, step_name(s->kind),
 			h ? h->kid : 0, h ? major(h->dev) : 0,
 			h ? minor(h->dev) : 0);
@@ -194,22 +197,38 @@ int intent_begin(struct broker *b)
 	return err;
 }
 
-/* Progress of step s: 'S' its new mount made (h), 'D' done.  A write in
- * place of bytes the file has: it needs no room. */
-void intent_step(struct broker *b, const struct step *s, char what,
-		 const struct handle *h)
+/* Step s's progress slot, written in place of bytes the file has: it
+ * needs no room. */
+static void put_slot(struct broker *b, const struct step *s, char what,
+		     int kid, dev_t dev)
 {
 	struct intent *in = &b->intent;
 	size_t i = (size_t)(s - b->g.steps);
 	char slot[SLOT + 1];
 	if (in->fd < 0 || i >= in->nslot)
 		return;
-	snprintf(slot, sizeof slot, "%c %d %u:%u", what, h ? h->kid : 0,
-		 h ? major(h->dev) : 0, h ? minor(h->dev) : 0);
+	snprintf(slot, sizeof slot, "%c %d %u:%u", what, kid, major(dev),
+		 minor(dev));
 	memset(slot + strlen(slot), ' ', SLOT - strlen(slot));
 	if (pwrite(in->fd, slot, SLOT, in->slot[i]) != SLOT)
 		log_msg(LOG_WARNING, "%s/intent: progress: %s", b->state_dir,
 			strerror(errno));
+}
+
+/* Progress of step s: 'S' its new mount made (h), 'D' done. */
+void intent_step(struct broker *b, const struct step *s, char what,
+		 const struct handle *h)
+{
+	put_slot(b, s, what, h ? h->kid : 0, h ? h->dev : 0);
+}
+
+/* A copy about to be bound on its place (copy.c): 'P', the mount on top
+ * of the place and the source's superblock, from which recovery finds
+ * the copy should the broker die before the step is done. */
+void intent_pending(struct broker *b, const struct step *s, int top,
+		    dev_t dev)
+{
+	put_slot(b, s, 'P', top, dev);
 }
 
 /* Before m, which covers the place of a move, goes to its park place:

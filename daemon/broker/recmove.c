@@ -211,7 +211,7 @@ bool rec_happened(const struct rstep *s)
 	switch (s->kind) {
 	case STEP_NEW:
 	case STEP_BIND:
-		return s->prog == 'S';
+		return s->prog == 'S' || (s->prog == 'P' && s->kid > 0);
 	case STEP_UMOUNT:
 		now = rec_where(s->kid, s->dev);
 		yes = !now;
@@ -226,4 +226,23 @@ bool rec_happened(const struct rstep *s)
 	}
 	free(now);
 	return yes;
+}
+
+/* A copy made on its place (copy.c) before the broker died, without its
+ * kernel id recorded ("P"): the mount of the source's superblock at the
+ * place whose parent is the mount that was on top of it then (nothing
+ * else can be its child there).  s->kid, or 0. */
+void rec_find_copy(struct rstep *s)
+{
+	char **lines;
+	size_t n;
+	struct entry e;
+	if (s->prog != 'P' || !s->to ||
+	    read_lines("/proc/self/mountinfo", &lines, &n) < 0)
+		return;
+	for (size_t i = 0; i < n && !s->kid; i++)
+		if (mt_parse_line(lines[i], &e) == 0 && e.parent == s->top &&
+		    entry_dev(&e) == s->dev && strcmp(e.mp, s->to) == 0)
+			s->kid = e.id;
+	free_lines(lines, n);
 }

@@ -67,10 +67,14 @@ static int parse_step(char *line, struct rstep *s)
 	s->dev = makedev(ma, mi);
 	s->prog = f[4][0];
 	int p = 5;
-	if (s->prog != '-') {  /* "S|D kid dev" */
+	if (s->prog != '-') {  /* "S|D kid dev", "P top dev" */
 		if (n < 9 || sscanf(f[6], "%u:%u", &pma, &pmi) != 2)
 			return -EINVAL;
-		if (s->kind == STEP_NEW || s->kind == STEP_BIND) {
+		if (s->prog == 'P') {
+			s->top = atoi(f[5]);
+			s->kid = 0;    /* not known until found */
+			s->dev = makedev(pma, pmi);
+		} else if (s->kind == STEP_NEW || s->kind == STEP_BIND) {
 			s->kid = atoi(f[5]);
 			s->dev = makedev(pma, pmi);
 		}
@@ -189,17 +193,31 @@ static void put_back(const struct broker *b, const struct record *r)
 	}
 }
 
+/* Whether an umount from step i on happened: a run of umounts is carried
+ * out at once before their progress is written (umounts.c), so one
+ * after the first not marked done may have. */
+static bool umounted_from(const struct record *r, size_t i)
+{
+	for (; i < r->n; i++)
+		if (r->s[i].kind == STEP_UMOUNT && rec_happened(&r->s[i]))
+			return true;
+	return false;
+}
+
 /* The plan the record holds: undone, or finished and its state saved. */
-static void resolve_plan(struct broker *b, const struct record *r)
+static void resolve_plan(struct broker *b, struct record *r)
 {
 	size_t done = 0;
 	bool removed = false;
 	while (done < r->n && r->s[done].prog == 'D')
 		done++;
+	if (done < r->n)
+		rec_find_copy(&r->s[done]);
 	if (done < r->n && rec_happened(&r->s[done]))
 		done++;
 	for (size_t i = 0; i < done; i++)
 		removed = removed || r->s[i].kind == STEP_UMOUNT;
+	removed = removed || umounted_from(r, done);
 	log_msg(LOG_WARNING, "recovery: a plan of %zu steps was cut short "
 		"after %zu: %s", r->n, done, removed ? "finished" : "undone");
 	if (!removed) {

@@ -13,7 +13,9 @@ struct rstep {
 				  aside within a step ("aside" lines) */
 	int kid;               /* the mount: the step's, or the one it made */
 	dev_t dev;
-	char prog;             /* '-', 'S', 'D'; an aside's 'P' or 'B' */
+	char prog;             /* '-', 'S', 'P', 'D'; an aside's 'P' or 'B' */
+	int top;               /* a step's 'P': the mount a copy went on
+				  (copy.c) */
 	char *was, *to;        /* NULL: "-" */
 };
 
@@ -23,5 +25,6 @@ int rec_move(const struct broker *b, const struct rstep *s,
 	     const char *place);
 int rec_drop(const struct rstep *s);
 bool rec_happened(const struct rstep *s);
+void rec_find_copy(struct rstep *s);
 
 #endif

@@ -139,6 +139,9 @@ struct step {
 	unsigned mnt, src, parent;
 	char *dir;             /* the mountpoint, in parent's filesystem */
 	unsigned long flags;   /* UMOUNT: LS_MNT_DETACH; REMOUNT: LS_MS_* */
+	bool alone;            /* UMOUNT: no ancestor of its mount goes in
+				  the plan: it may go at the same time as
+				  the others alone (the broker's umounts.c) */
 };
 
 struct undo;

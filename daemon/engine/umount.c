@@ -54,6 +54,16 @@ static bool in(const struct set *s, const struct mount *m)
 	return m->stamp == s->stamp;
 }
 
+/* Whether no ancestor of m is removed with it: then no other removal
+ * takes m along, and none goes through m's root to a mount on it. */
+static bool alone(const struct set *s, const struct mount *m)
+{
+	while ((m = m->parent))
+		if (in(s, m))
+			return false;
+	return true;
+}
+
 /* Whether m lies in top's subtree (top itself excluded). */
 static bool reaches_up(const struct mount *m, const struct mount *top)
 {
@@ -236,8 +246,9 @@ static int take_out(struct graph *g, struct set *s, int flags)
 	 * hold a member of U (its counterpart's child) */
 	qsort(s->v, s->n, sizeof *s->v, deeper_first);
 	for (size_t i = 0; !err && i < s->n; i++)
-		err = plan_step(g, STEP_UMOUNT, s->v[i], NULL, NULL, NULL,
-				flags & LS_MNT_DETACH);
+		if (!(err = plan_step(g, STEP_UMOUNT, s->v[i], NULL, NULL, NULL,
+				      flags & LS_MNT_DETACH)))
+			g->steps[g->nsteps - 1].alone = alone(s, s->v[i]);
 	for (size_t i = s->n; !err && i-- > 0; )   /* a namespace's root has
 						       no parent (op_free_ns) */
 		err = (s->v[i]->parent ? mount_detach(g, s->v[i]) : 0) ?:

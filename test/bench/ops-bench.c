@@ -19,7 +19,10 @@
  *                           of DIR made slaves: setup, per call), then a
  *                           bind on DIR/t that each receives and its
  *                           umount2; then the user-space floor: N plain
- *                           bind mount(2) onto REC/jI/t and N umount2
+ *                           bind mount(2) onto REC/jI/t and N umount2,
+ *                           from as many threads at once as the broker
+ *                           uses (FLOOR_THREADS, default 16: umounts.c),
+ *                           and from one (floor_umount_seq)
  *
  * Each begins by marking DIR shared (the kernel's own propagation, or the
  * broker's) so that every mount lands on a shared mount with no receivers.
@@ -27,6 +30,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,12 +213,37 @@ static double receivers(long n, const char *dir, const char *rec)
 	return (now_ns() - t0) / (2 * n);
 }
 
-/* N plain binds of src onto rec/jI/t, then N umount2: one syscall per
- * copy, what no executor can go below. */
-static int floor_of(long n, const char *src, const char *rec, double *m,
-		    double *u)
+/* The floor's umount2 calls, shared by threads: each takes the next. */
+static struct {
+	pthread_mutex_t mu;
+	long next, n, failed;
+	const char *rec;
+} fl = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static void *floor_umounts(void *arg)
 {
 	char j[4096];
+
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&fl.mu);
+		long i = fl.next++;
+		pthread_mutex_unlock(&fl.mu);
+		if (i >= fl.n)
+			return NULL;
+		snprintf(j, sizeof j, "%s/j%ld/t", fl.rec, i);
+		if (umount2(j, 0) < 0)
+			__atomic_add_fetch(&fl.failed, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* N plain binds of src onto rec/jI/t, then N umount2 from k threads:
+ * one syscall per copy, what no executor can go below. */
+static int floor_pass(long n, const char *src, const char *rec, int k,
+		      double *m, double *u)
+{
+	char j[4096];
+	pthread_t t[64];
 	double t0 = now_ns();
 
 	for (long i = 0; i < n; i++) {
@@ -223,20 +252,37 @@ static int floor_of(long n, const char *src, const char *rec, double *m,
 			return die("floor mount");
 	}
 	double t1 = now_ns();
-	for (long i = 0; i < n; i++) {
-		snprintf(j, sizeof j, "%s/j%ld/t", rec, i);
-		if (umount2(j, 0) < 0)
-			return die("floor umount2");
-	}
+	fl.next = 0, fl.n = n, fl.rec = rec, fl.failed = 0;
+	for (int i = 1; i < k; i++)
+		if (pthread_create(&t[i], NULL, floor_umounts, NULL))
+			return die("pthread_create");
+	floor_umounts(NULL);
+	for (int i = 1; i < k; i++)
+		pthread_join(t[i], NULL);
+	if (fl.failed)
+		return die("floor umount2");
 	*m = (t1 - t0) / n;
 	*u = (now_ns() - t1) / n;
 	return 0;
 }
 
+/* The floor with the broker's parallelism, and with none. */
+static int floor_of(long n, const char *src, const char *rec, double *m,
+		    double *u, double *useq)
+{
+	const char *e = getenv("FLOOR_THREADS");
+	int k = e ? atoi(e) : 16;
+	double mseq;
+
+	k = k < 1 ? 1 : k > 64 ? 64 : k;
+	return floor_pass(n, src, rec, 1, &mseq, useq) ||
+	       floor_pass(n, src, rec, k, m, u);
+}
+
 static int fan(long n, const char *dir, const char *rec)
 {
 	char src[4096], t[4096], j[4096];
-	double setup, m, u, fm = 0, fu = 0;
+	double setup, m, u, fm = 0, fu = 0, fus = 0;
 
 	if (prep(dir, src, t, sizeof src))
 		return 1;
@@ -250,13 +296,14 @@ static int fan(long n, const char *dir, const char *rec)
 		return die("umount2");
 	m = t1 - t0;
 	u = now_ns() - t1;
-	int err = floor_of(n, src, rec, &fm, &fu);
+	int err = floor_of(n, src, rec, &fm, &fu, &fus);
 	for (long i = 0; i < n; i++) {
 		snprintf(j, sizeof j, "%s/j%ld", rec, i);
 		umount2(j, MNT_DETACH);
 	}
 	printf("setup %.0f mount %.0f umount %.0f floor_mount %.0f "
-	       "floor_umount %.0f\n", setup, m, u, fm, fu);
+	       "floor_umount %.0f floor_umount_seq %.0f\n", setup, m, u, fm,
+	       fu, fus);
 	return err;
 }
 

@@ -16,9 +16,11 @@ col() {
 		"$2" | median
 }
 
+# The broker's pid (not holder.pid's, which sorts first: with it the
+# broker was never stopped and outlived every run).
 broker_pid() {
 	local p
-	p=$(cat "$state"/*.pid 2>/dev/null | head -1)
+	p=$(cat "$state/sharebrokerd.pid" 2>/dev/null)
 	[[ $p && -d /proc/$p ]] && echo "$p"
 }
 
@@ -146,11 +148,14 @@ fanrow() {
 	awk -v n="$2" -v km="$(col mount "$k")" -v sm="$(col mount "$s")" \
 		-v fm="$(col floor_mount "$k")" -v ku="$(col umount "$k")" \
 		-v su="$(col umount "$s")" -v fu="$(col floor_umount "$k")" \
+		-v fs="$(col floor_umount_seq "$k")" \
 		-v ks="$(col setup "$k")" -v ss="$(col setup "$s")" 'BEGIN {
 		printf "N=%-5d mount  kernel %9.1f us  libshare %9.1f us  floor %9.1f us  %6.2fx floor  (target <= 1.5x)\n",
 			n, km / 1000, sm / 1000, fm * n / 1000, sm / (fm * n)
 		printf "N=%-5d umount kernel %9.1f us  libshare %9.1f us  floor %9.1f us  %6.2fx floor  (target <= 1.5x)\n",
 			n, ku / 1000, su / 1000, fu * n / 1000, su / (fu * n)
+		printf "N=%-5d umount floor from one thread %9.1f us: libshare %6.2fx that\n",
+			n, fs * n / 1000, su / (fs * n)
 		printf "N=%-5d setup per call  kernel %7.1f us  libshare %9.1f us  %7.1fx  (target <= 20x)\n",
 			n, ks / 1000, ss / 1000, ss / ks }'
 }

@@ -12,8 +12,10 @@
 #     util-linux mount --bind, mount -t tmpfs and umount as processes
 #  2. fan-out: a bind received by N (BENCH_FAN, default "1 10 100 1000")
 #     slave binds, then its umount2, per copy against the floor (N plain
-#     bind mount(2) or umount2 calls in a C loop, in the kernel round);
-#     the receivers' setup per call against the kernel's
+#     bind mount(2) or umount2 calls in a C loop, in the kernel round;
+#     the umount2 calls from as many threads as the broker's executor
+#     uses, 16, and for reference from one); the receivers' setup per
+#     call against the kernel's
 #  4. umount with 0, 250 and 1000 extra sleeping processes
 #  5. mount+umount pairs per second from 1, 4 and 16 clients
 #  3. a bind+umount and a tmpfs+umount with M unrelated mounts (BENCH_M, default

@@ -6,8 +6,10 @@
 # For each corpus command given as SCENARIO:LINE the broker is killed at
 # every kill point k of that command (fault-run.sh, LIBSHARE_FAULT=step:k:
 # right after the k-th step of its plan, or after a mount is moved aside
-# within a step) and in the middle of each write of its saves (save:k:
-# the intent, if it has steps, then the state), then started again; the
+# within a step), in the middle of each write of its saves (save:k:
+# the intent, if it has steps, then the state), and right after each copy
+# the kernel bound straight on its place, before the record says so
+# (copy:k, copy.c), then started again; the
 # kernel's table, the files and every view (host and jails), and the same
 # views read through the shim (the graph, propagation fields included),
 # must all equal what the kernel gives natively without the command or
@@ -316,7 +318,7 @@ declare -a tdir=() what=() kargs=() nstep=() nsave=()
 launched=0 printed=0 k=0 failed=0
 
 # series I KIND LAUNCHED: the points of target I's kills of KIND (save,
-# step) in order, up to the first the broker survived; past the LAUNCHED
+# step, copy) in order, up to the first the broker survived; past the LAUNCHED
 # ones, more kills, one at a time.
 series() {
 	local i=$1 kind=$2 n=$3 d=${tdir[$1]} s
@@ -327,6 +329,9 @@ series() {
 			((s > n + 200)) && break   # not a plan: a loop
 			kill_one "${args[@]:0:6}" "$kind:$s" "${args[@]:6}"
 		fi
+		# a copy kill the broker survived is no point: no copy k
+		[[ $kind == copy && $(<"$d/$kind$s.how") == survived ]] &&
+			break
 		point "$d/$kind$s.v"
 		[[ $(<"$d/$kind$s.how") == killed ]] || break
 	done
@@ -341,9 +346,11 @@ print_target() {
 	for ((s = 1; s <= nstep[i]; s++)); do
 		[[ -e $d/step$s.v ]] || return 1
 	done
+	[[ -e $d/copy1.v ]] || return 1
 	echo "# ${what[i]}"
 	series "$i" save "${nsave[i]}"
 	series "$i" step "${nstep[i]}"
+	series "$i" copy 1
 	rm -rf "$d"
 }
 
@@ -382,6 +389,7 @@ while IFS=$'\t' read -r t n kind shape; do
 	for ((s = 1; s <= n + 1; s++)); do
 		pool kill_one "$d" "${args[@]}" "step:$s" "${views[@]}"
 	done
+	pool kill_one "$d" "${args[@]}" "copy:1" "${views[@]}"
 	((++launched))
 	print_ready
 done <"$work/chosen"
