@@ -94,10 +94,11 @@ char *rec_where(int kid, dev_t dev)
 	return mp;
 }
 
-/* path opened O_PATH by a walk from / that follows no symlink. */
-static int walk(const char *path)
+/* path opened O_PATH by a walk from dir (closed) that follows no
+ * symlink. */
+static int walk_from(int dir, const char *path)
 {
-	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int cur = dir;
 	char name[256];
 	while (cur >= 0 && *path) {
 		size_t len = strcspn(path, "/");
@@ -124,10 +125,70 @@ static int walk(const char *path)
 	return cur < 0 ? -errno : cur;
 }
 
+static int walk(const char *path)
+{
+	return walk_from(open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), path);
+}
+
+/* Mount kid's parent (*pid, *pdev) and its place below the parent's
+ * mountpoint (malloc'ed, "" for none), from a fresh read; -ENOENT. */
+static int parent_of(int kid, dev_t dev, int *pid, dev_t *pdev, char **rel)
+{
+	char **lines;
+	size_t n;
+	int err = -ENOENT;
+	if (read_lines("/proc/self/mountinfo", &lines, &n) < 0)
+		return -ENOENT;
+	struct entry *v = calloc(n ? n : 1, sizeof *v), *e = NULL;
+	for (size_t i = 0; v && i < n; i++)   /* a parse cuts its line */
+		if (mt_parse_line(lines[i], &v[i]) == 0 && v[i].id == kid &&
+		    entry_dev(&v[i]) == dev)
+			e = &v[i];
+	for (size_t i = 0; e && i < n && err; i++) {
+		size_t len = strcmp(v[i].mp ? v[i].mp : "/", "/") ?
+			     strlen(v[i].mp) : 0;
+		if (v[i].id != e->parent || !v[i].mp ||
+		    strncmp(e->mp, v[i].mp, len) != 0)
+			continue;
+		*pid = v[i].id;
+		*pdev = entry_dev(&v[i]);
+		err = (*rel = strdup(e->mp + len)) ? 0 : -ENOMEM;
+	}
+	free(v);
+	free_lines(lines, n);
+	return err;
+}
+
+static int open_kid_at(int kid, dev_t dev, int depth);
+
+/* Mount kid reached from its parent's root, when another mount covers its
+ * place (a copy bound in place under a covering mount, before its
+ * descriptor was recorded): the parent is open through the holder or
+ * recovery's own keeping. */
+static int via_parent(int kid, dev_t dev, int depth)
+{
+	int pid = 0, pfd, fd;
+	dev_t pdev = 0;
+	char *rel = NULL;
+	if (depth > 8 || parent_of(kid, dev, &pid, &pdev, &rel) < 0 ||
+	    pid == kid || (pfd = open_kid_at(pid, pdev, depth)) < 0) {
+		free(rel);
+		return -EBUSY;
+	}
+	fd = walk_from(pfd, rel);
+	free(rel);
+	if (fd >= 0 && fd_mnt_id(fd) != kid) {
+		close(fd);
+		return -EBUSY;
+	}
+	return fd;
+}
+
 /* The mount kid itself (its root), opened: through a descriptor kept
- * (above, or by the holder), else by its place, if nothing covers it;
- * -ENOENT when the kernel has no such mount any more. */
-static int open_kid(int kid, dev_t dev)
+ * (above, or by the holder), else by its place or from its parent's
+ * root; -ENOENT when the kernel has no such mount any more, -EBUSY when
+ * it is out of reach. */
+static int open_kid_at(int kid, dev_t dev, int depth)
 {
 	char *mp = rec_where(kid, dev);
 	int i = mp ? kept_find(kid, dev) : -1, fd = -ENOENT;
@@ -138,9 +199,14 @@ static int open_kid(int kid, dev_t dev)
 	free(mp);
 	if (fd >= 0 && fd_mnt_id(fd) != kid) {
 		close(fd);
-		return -EBUSY;         /* covered */
+		return via_parent(kid, dev, depth + 1);
 	}
 	return fd;
+}
+
+static int open_kid(int kid, dev_t dev)
+{
+	return open_kid_at(kid, dev, 0);
 }
 
 /* A park place that the plan's end removed already, made again. */
