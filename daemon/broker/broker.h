@@ -188,6 +188,7 @@ bool plan_undoable(const struct graph *g);
 
 /* intent.c */
 int intent_begin(struct broker *b);
+char *kernel_path(const struct broker *b, const struct mount *m);
 void intent_step(struct broker *b, const struct step *s, char what,
 		 const struct handle *h);
 void intent_end(struct broker *b);
@@ -200,6 +201,7 @@ void fault_step(void);
 
 /* recover.c */
 int intent_recover(struct broker *b);
+int walk_path(const char *path);  /* O_PATH, following no symlink */
 
 /* busy.c */
 bool busy(void *ctx, const struct mount *m);
@@ -257,6 +259,10 @@ int ns_setns(struct request *r, int fd, int *pass, int *old);
 int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 	    unsigned long long *num);
 void ns_tick(struct broker *b);
+/* nsstate.c: the namespaces in the state file (state.c) */
+void nsstate_put(struct broker *b, FILE *f, bool graph);
+bool nsstate_line(const char *line);
+void nsstate_load(struct broker *b, char **lines, size_t n);
 
 /* server.c */
 int server_listen(const char *addr);

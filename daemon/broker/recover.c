@@ -130,7 +130,7 @@ static char *where_is(int kid, dev_t dev)
 }
 
 /* path opened O_PATH by a walk from / that follows no symlink. */
-static int walk(const char *path)
+int walk_path(const char *path)
 {
 	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	char name[256];
@@ -163,7 +163,7 @@ static int walk(const char *path)
 static int open_kid(int kid, dev_t dev)
 {
 	char *mp = where_is(kid, dev);
-	int fd = mp ? walk(mp) : -ENOENT;
+	int fd = mp ? walk_path(mp) : -ENOENT;
 	free(mp);
 	if (fd >= 0 && fd_mnt_id(fd) != kid) {
 		close(fd);
@@ -204,7 +204,7 @@ static int move_kid(const struct broker *b, const struct rstep *s,
 	if ((fd = open_kid(s->kid, s->dev)) < 0)
 		return fd;
 	remake(b, place, fd);
-	if ((at = walk(place)) < 0)
+	if ((at = walk_path(place)) < 0)
 		err = at;
 	snprintf(from, sizeof from, "/proc/self/fd/%d", fd);
 	snprintf(to, sizeof to, "/proc/self/fd/%d", at);
