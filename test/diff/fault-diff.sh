@@ -6,15 +6,19 @@
 # plan (fault-run.sh, LIBSHARE_FAULT=step:k) and in the middle of each of
 # the request's saves (save:1 the intent, save:2 and save:3 the state),
 # then started again; the kernel's table, the files and every view
-# (host and jails), and the same views read through the shim (the graph,
-# propagation fields included), must all equal what the kernel gives
-# natively without the command or with it (native-run.sh on the scenario
-# cut before or after LINE), the same one of the two for both; and no
-# mount may stay on the broker's staging or parking places.
+# (host, jails and namespaces), and the same views read through the
+# shim (the graph, propagation fields included), must all equal what the
+# kernel gives natively without the command or with it (native-run.sh on
+# the scenario cut before or after LINE), the same one of the two for
+# both; and no mount may stay on the broker's staging or parking places,
+# nor under STATE/ns once no namespace is left.
 # Prints TAP, one point per kill; the plan comes last.
 # Without arguments: the commands below, those of the corpus that
-# propagate (make check); --full: every mount and umount line of every
-# corpus scenario the legacy setting runs (a benchmark-style run).
+# propagate (make check), a host mount that reaches a namespace copy and
+# one made in the copy that reaches the host among them; --full: every
+# mount, umount and unshare line of every corpus scenario, in a namespace
+# too (a benchmark-style run: s33-namespace-copy.sh:16, the copy itself,
+# has a step per mount of the table).
 # Needs root; environment as broker-run.sh.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,15 +34,14 @@ targets=(s16-umount-propagation.sh:10 s16-umount-propagation.sh:12
 	rbind-shared-tree.sh:20 s24-move-eloop-and-propagation.sh:19
 	s10-private-into-shared-dest.sh:11 s14-mount-explosion.sh:10
 	s18b-lazy-tree-umount.sh:14 s22-umount-with-submounts.sh:14
-	pivot-root.sh:27 pivot-root.sh:31)
+	pivot-root.sh:27 pivot-root.sh:31
+	s33-namespace-copy.sh:18 s33-namespace-copy.sh:19)
 if [[ ${1:-} == --full ]]; then
 	targets=()
 	for f in "$corpus"/*.sh; do
-		grep -qE '^[[:space:]]*(chroot[[:space:]]+[^[:space:]]+[[:space:]]+)?(unshare|within)([[:space:]]|$)' "$f" &&
-			continue
 		while IFS=: read -r n _; do
 			targets+=("$(basename "$f"):$n")
-		done < <(grep -nE '^(chroot [^ ]+ )?(mount|umount|umount2) ' "$f")
+		done < <(grep -nE '^((chroot|within) [^ ]+ )?(mount|umount|umount2) |^unshare ' "$f")
 	done
 elif (($#)); then
 	targets=("$@")
@@ -50,7 +53,8 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/libshare-faultdiff.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 
-# As run-diff.sh: "/", each chroot jail, each "# view:".
+# As run-diff.sh: "/", each chroot jail, each "# view:", each namespace
+# ("NAME:/").
 views_of() {
 	local -A seen=()
 	local v
@@ -59,7 +63,8 @@ views_of() {
 		[[ -z ${seen[$v]:-} ]] && echo "$v"
 		seen[$v]=1
 	done < <(sed -nE -e 's/^[[:space:]]*chroot[[:space:]]+(\$B[^[:space:]]*).*/\1/p' \
-		-e 's/^#[[:space:]]*view:[[:space:]]*(\$B[^[:space:]]*).*/\1/p' "$1")
+		-e 's/^#[[:space:]]*view:[[:space:]]*(\$B[^[:space:]]*).*/\1/p' \
+		-e 's/^[[:space:]]*unshare[[:space:]]+([^[:space:]]+).*/\1:\//p' "$1")
 }
 
 # A run's output split: NAME.kern (table, views, files; no propagation
