@@ -22,6 +22,8 @@
  * mounts cover it (docs/design.md, hidden mounts). */
 struct handle {
 	uint64_t seq;          /* the engine mount's seq: key of by_seq */
+	uint64_t made;         /* when the kernel made the mount, in the
+				  order its table lists them (state.c) */
 	int fd;
 	int kid;               /* the kernel's mount id (fdinfo mnt_id) */
 	dev_t dev;             /* its superblock */

@@ -80,18 +80,21 @@ out:
 	free(p);
 }
 
-/* Whether m's children are listed in another order than they were made:
- * the kernel's list is in order of attachment, which the table does not
- * show (a mount tucked under a stack, or moved, comes after newer ones). */
-static bool reordered(const struct mount *m)
+/* Whether m's children are listed in another order than the kernel made
+ * them (handle.c): the kernel's list is in order of attachment, which
+ * the table does not show (a mount tucked under a stack, or moved, comes
+ * after newer ones, and a plan's copies are made in the order of its
+ * steps, not always the engine's). */
+static bool reordered(const struct broker *b, const struct mount *m)
 {
 	uint64_t last = 0;
 	for (const struct list *l = m->mounts.next; l != &m->mounts;
 	     l = l->next) {
-		const struct mount *c = list_entry(l, struct mount, child);
-		if (c->seq < last)
+		const struct handle *h = handle_of(b, list_entry(l,
+						   struct mount, child));
+		if (h && h->made < last)
 			return true;
-		last = c->seq;
+		last = h ? h->made : last;
 	}
 	return false;
 }
@@ -103,7 +106,7 @@ static void put_children(const struct broker *b, FILE *f)
 {
 	for (struct list *l = b->g.order.next; l != &b->g.order; l = l->next) {
 		const struct mount *m = list_entry(l, struct mount, order);
-		if (!handle_of(b, m) || !reordered(m))
+		if (!handle_of(b, m) || !reordered(b, m))
 			continue;
 		fprintf(f, "children %d", kid_of(b, m));
 		for (const struct list *c = m->mounts.next; c != &m->mounts;
