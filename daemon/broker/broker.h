@@ -22,6 +22,8 @@
  * mounts cover it (docs/design.md, hidden mounts). */
 struct handle {
 	uint64_t seq;          /* the engine mount's seq: key of by_seq */
+	uint64_t made;         /* when the kernel made the mount, in the
+				  order its table lists them (state.c) */
 	int fd;
 	int kid;               /* the kernel's mount id (fdinfo mnt_id) */
 	dev_t dev;             /* its superblock */
@@ -201,6 +203,7 @@ bool plan_undoable(const struct graph *g);
 
 /* intent.c */
 int intent_begin(struct broker *b);
+char *kernel_path(const struct broker *b, const struct mount *m);
 void intent_step(struct broker *b, const struct step *s, char what,
 		 const struct handle *h);
 int intent_aside(struct broker *b, const struct mount *m, off_t *slot);
@@ -222,6 +225,7 @@ int intent_recover(struct broker *b);
  * moves covered it (handed over), or -1; the rest closed after import */
 int recover_take(int kid, dev_t dev);
 void recover_forget(void);
+int walk_path(const char *path);  /* recmove.c: O_PATH, following no symlink */
 
 /* busy.c */
 bool busy(void *ctx, const struct mount *m);
@@ -279,6 +283,10 @@ int ns_setns(struct request *r, int fd, int *pass, int *old);
 int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 	    unsigned long long *num);
 void ns_tick(struct broker *b);
+/* nsstate.c: the namespaces in the state file (state.c) */
+void nsstate_put(struct broker *b, FILE *f, bool graph);
+bool nsstate_line(const char *line);
+void nsstate_load(struct broker *b, char **lines, size_t n);
 
 /* server.c */
 int server_listen(const char *addr);

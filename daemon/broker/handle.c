@@ -36,6 +36,11 @@ static void devref(struct broker *b, struct handle *h, int delta)
 	}
 }
 
+/* The kernel's creation order: the executor makes its mounts in the
+ * order of its steps, which is not always the engine's (seq), and a
+ * restarted broker attaches children in the kernel's order. */
+static uint64_t made_next;
+
 /* A handle on m; fd -1 for a mount the kernel has but the broker cannot
  * reach (covered when it was imported): known by its id, never used. */
 int handle_put(struct broker *b, struct mount *m, int fd, int kid,
@@ -45,6 +50,7 @@ int handle_put(struct broker *b, struct mount *m, int fd, int kid,
 	if (!h)
 		return -ENOMEM;
 	h->seq = m->seq;
+	h->made = ++made_next;
 	h->fd = fd;
 	h->kid = kid;
 	h->dev = dev;
@@ -76,7 +82,9 @@ int handle_add(struct broker *b, struct mount *m, int fd)
 	return handle_set(b, m, fd, kid, &st);
 }
 
-/* The graph renumbered its mounts (graph_reorder()): by_seq follows. */
+/* The graph renumbered its mounts in the kernel's table order
+ * (graph_reorder(), at import): by_seq follows, and so does the
+ * creation order. */
 void handle_rekey(struct broker *b)
 {
 	struct handle *all = b->by_seq, *h, *next;
@@ -84,7 +92,8 @@ void handle_rekey(struct broker *b)
 	for (h = all; h; h = next) {
 		next = h->hh.next;
 		HASH_DELETE(hh, all, h);
-		h->seq = h->m->seq;
+		h->seq = h->made = h->m->seq;
+		made_next = made_next > h->made ? made_next : h->made;
 		HASH_ADD(hh, b->by_seq, seq, sizeof h->seq, h);
 	}
 }

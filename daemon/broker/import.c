@@ -13,6 +13,7 @@
 #include "broker.h"
 #include "holder.h"
 #include "mtparse.h"
+#include "vec.h"
 
 static int by_id(const void *a, const void *b)
 {
@@ -336,6 +337,43 @@ int refresh_paths(struct broker *b)
 	return changed;
 }
 
+static int by_seq(const void *x, const void *y)
+{
+	const struct mount *p = *(struct mount *const *)x,
+			   *q = *(struct mount *const *)y;
+	return p->seq < q->seq ? -1 : p->seq > q->seq;
+}
+
+/* Each parent's children in the table's order: build() attaches a child
+ * the table lists before its parent (one moved or tucked under a newer
+ * mount) in a later pass, after its younger siblings.  The state's
+ * "children" lines (state.c) say where the kernel's list differs from
+ * the order of creation, so the import must start from that order. */
+static int children_by_creation(struct broker *b)
+{
+	struct mount **v = NULL;
+	size_t n, cap = 0;
+	int err = 0;
+	for (struct list *l = b->g.order.next; !err && l != &b->g.order;
+	     l = l->next) {
+		struct mount *m = list_entry(l, struct mount, order);
+		n = 0;
+		for (struct list *c = m->mounts.next; !err && c != &m->mounts;
+		     c = c->next)
+			err = VEC_PUSH(v, n, cap, list_entry(c, struct mount,
+							    child));
+		bool sorted = true;
+		for (size_t i = 1; !err && i < n; i++)
+			sorted = sorted && v[i - 1]->seq < v[i]->seq;
+		if (err || sorted)
+			continue;
+		qsort(v, n, sizeof *v, by_seq);
+		err = graph_child_order(&b->g, m, v, n);
+	}
+	free(v);
+	return err;
+}
+
 /* The graph's creation order is the table's, not the order in which
  * build() could attach the mounts (a parent first). */
 static int keep_order(struct broker *b, struct entry *v, size_t n)
@@ -345,7 +383,7 @@ static int keep_order(struct broker *b, struct entry *v, size_t n)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		m[i] = v[i].m;
-	int err = graph_reorder(&b->g, m, n);
+	int err = graph_reorder(&b->g, m, n) ?: children_by_creation(b);
 	if (!err)
 		handle_rekey(b);       /* the handles are keyed by seq */
 	free(m);

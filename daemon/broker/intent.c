@@ -59,7 +59,7 @@ static char *was_of(struct broker *b, size_t i, char **to)
 /* Where the graph has m, as the broker's kernel table names it: a
  * namespace copy's mounts lie under the place of its root (STATE/ns/ID,
  * ns.c), which no path from the broker's own root reaches in the graph. */
-static char *kernel_path(struct broker *b, struct mount *m)
+char *kernel_path(const struct broker *b, const struct mount *m)
 {
 	struct ns *ns = m->ns ? m->ns : b->ns;
 	struct handle *h = handle_of(b, ns->root);

@@ -33,9 +33,6 @@
  * handles could use (fd_room()): a bound for all, and one per user, so
  * that nobody's open ns files starve another's. */
 enum { TOKENS_MAX = 512, TOKENS_PER_UID = 128, NS_MAX = 256 };
-/* The numbers of copies, above any the kernel gives out in practice (its
- * own start at 0xF0000000): mnt:[N] differs between namespaces. */
-#define NUM_BASE 0xFFF00000ull
 
 static unsigned long long host_num;
 
@@ -43,7 +40,7 @@ static unsigned long long host_num;
 
 /* The record of ns; one is made for the broker's own namespace, whose
  * root place is the host's root and whose number the kernel's. */
-static struct nsrec *rec_of(struct broker *b, struct ns *ns)
+struct nsrec *ns_rec(struct broker *b, struct ns *ns)
 {
 	struct nsrec *n;
 	for (n = ns_recs; n; n = n->next)
@@ -56,7 +53,7 @@ static struct nsrec *rec_of(struct broker *b, struct ns *ns)
 	struct stat st;
 	if (!host_num)
 		host_num = stat("/proc/self/ns/mnt", &st) == 0 ? st.st_ino :
-			   NUM_BASE - 1;
+			   NS_NUM_BASE - 1;
 	n->ns = ns;
 	n->num = host_num;
 	if ((n->root = open(FDPATH(at, h->fd), O_PATH | O_CLOEXEC)) < 0) {
@@ -79,7 +76,7 @@ static unsigned tokens_of(uid_t uid)
 }
 
 /* Room for one more token in n. */
-static int token_room(struct nsrec *n)
+int ns_token_room(struct nsrec *n)
 {
 	size_t cap = 2 * n->cap + 4;
 	struct token *t;
@@ -100,11 +97,14 @@ static int token_new(struct request *r, struct nsrec *n, int place,
 	int sv[2], err = 0;
 	struct stat st;
 	uid_t uid = r->caller.uid;
+	/* tokens an earlier broker made count until found closed */
+	if (ns_ntokens >= TOKENS_MAX || tokens_of(uid) >= TOKENS_PER_UID)
+		ns_orphans_drop(true);
 	if (ns_ntokens >= TOKENS_MAX || tokens_of(uid) >= TOKENS_PER_UID)
 		err = -ENFILE;
 	else if (place < 0)
 		err = -errno;
-	else if (!(err = token_room(n)) &&
+	else if (!(err = ns_token_room(n)) &&
 		 socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		err = -errno;
 	if (err) {
@@ -120,6 +120,20 @@ static int token_new(struct request *r, struct nsrec *n, int place,
 	ns_ntokens++;
 	*pass = sv[1];
 	return 0;
+}
+
+/* The token just made, saved (nsstate.c: a restart keeps it), or taken
+ * back with the save's errno (issue 9: a state that cannot be saved is
+ * an error). */
+static int token_saved(struct broker *b, struct nsrec *n, int *pass)
+{
+	int err = state_save(b);
+	if (err) {
+		ns_token_drop(n, n->ntok - 1);
+		close(*pass);
+		*pass = -1;
+	}
+	return err;
 }
 
 /* The token at descriptor fd of process pid: -EBADF when pid has no
@@ -239,13 +253,14 @@ int ns_unshare(struct request *r, int *pass)
 	}
 	if (n) {
 		n->ns = ns;
-		n->num = NUM_BASE + ns->id;
+		n->num = NS_NUM_BASE + ns->id;
 		n->next = ns_recs;
 		ns_recs = n;
 		ns_nrecs++;
 		n->root = open_copy(b, r, at);
 		err = n->root < 0 ? n->root :
-		      token_new(r, n, dup(n->root), true, pass);
+		      token_new(r, n, dup(n->root), true, pass) ?:
+		      token_saved(b, n, pass);
 		n->dying = err != 0;   /* no token: it goes at the next tick */
 	}
 	free(buf);
@@ -268,9 +283,16 @@ int ns_setns(struct request *r, int fd, int *pass, int *old)
 	if ((*pass = open(FDPATH(at, t->place), O_RDONLY | O_DIRECTORY |
 			  O_CLOEXEC)) < 0)
 		return -errno;
-	t->member = true;          /* the shim keeps a copy of it */
 	*old = old_member(r->caller.pid, fd);
-	return 0;
+	if (t->member)
+		return 0;
+	t->member = true;          /* the shim keeps a copy of it */
+	if ((err = state_save(r->b))) {
+		t->member = false;
+		close(*pass);
+		*pass = -1;
+	}
+	return err;
 }
 
 /* Whether process pid runs as uid (the owner of /proc/PID): the
@@ -318,7 +340,7 @@ int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 			err = -EACCES;
 	}
 	struct mount *m = mount_of_kid(b, fd_mnt_id(proot));
-	struct nsrec *n = !err && m ? rec_of(b, m->ns) : NULL;
+	struct nsrec *n = !err && m ? ns_rec(b, m->ns) : NULL;
 	if (!err && !n)
 		err = -EIO;
 	if (!err) {
@@ -327,7 +349,7 @@ int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 			err = token_new(r, n, dup(reachable(n->root,
 							    r->caller.root) ?
 						  n->root : proot),
-					false, pass);
+					false, pass) ?: token_saved(b, n, pass);
 	}
 	if (pid)
 		close(proot);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "nsrec.h"
 
@@ -69,23 +70,25 @@ static void forget_jails(struct broker *b, const char *dir)
 }
 
 /* The kernel frees ns: its mounts go (op_free_ns()), its directory
- * after them. */
+ * after them: where its root is, which an earlier broker may have named
+ * (STATE/ns/PID.ID, another PID). */
 int ns_teardown(struct broker *b, struct ns *ns)
 {
 	struct request r = { .b = b, .staged = -1 };
-	char dir[PATH_MAX];
-	ns_dir(b, ns, dir, sizeof dir);
+	struct handle *h = ns->root ? handle_of(b, ns->root) : NULL;
+	char *dir = h ? fd_path(h->fd) : NULL, top[PATH_MAX];
 	plan_begin(&b->g);
 	int err = apply_plan(&r, op_free_ns(&b->g, ns));
 	if (err)
-		log_msg(LOG_WARNING, "%s: the namespace stays: %s", dir,
-			strerror(-err));
-	else if (rmdir(dir) < 0)
+		log_msg(LOG_WARNING, "%s: the namespace stays: %s",
+			dir ? dir : "?", strerror(-err));
+	else if (dir && rmdir(dir) < 0)
 		log_msg(LOG_WARNING, "%s: %s", dir, strerror(errno));
-	if (!err)
+	if (!err && dir)
 		forget_jails(b, dir);
-	ns_dir(b, NULL, dir, sizeof dir);
-	rmdir(dir);                /* the last one: nothing left behind */
+	free(dir);
+	ns_dir(b, NULL, top, sizeof top);
+	rmdir(top);                /* the last one: nothing left behind */
 	if (table_changed(b))      /* the broker's own change */
 		fusetab_changed(b);
 	return err;
@@ -138,6 +141,90 @@ static void scan_roots(struct broker *b)
 	ns_each_process(b, mark_alive, NULL);
 }
 
+static int ino_cmp(const void *a, const void *b)
+{
+	ino_t x = *(const ino_t *)a, y = *(const ino_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Which of the sockets v[0..n) (sorted) some process holds: held[i]. */
+static void find_held(const ino_t *v, bool *held, size_t n)
+{
+	DIR *d = opendir("/proc"), *fds;
+	char path[300], link[64];
+	unsigned long ino;
+	for (struct dirent *e; d && (e = readdir(d)); ) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/fd", e->d_name);
+		if (!(fds = opendir(path)))
+			continue;
+		for (struct dirent *f; (f = readdir(fds)); ) {
+			ssize_t len = readlinkat(dirfd(fds), f->d_name, link,
+						 sizeof link - 1);
+			if (len <= 0)
+				continue;
+			link[len] = '\0';
+			if (sscanf(link, "socket:[%lu]", &ino) != 1)
+				continue;
+			ino_t key = ino;
+			const ino_t *at = bsearch(&key, v, n, sizeof *v, ino_cmp);
+			if (at)
+				held[at - v] = true;
+		}
+		closedir(fds);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* An earlier broker's tokens (nsstate.c) have no end here to hang up:
+ * they are found closed by looking for the callers' ends among every
+ * process's descriptors.  Those of the dying records (all: of every
+ * record) that nobody holds go; a record that keeps one lives. */
+void ns_orphans_drop(bool all)
+{
+	ino_t *v = calloc(ns_ntokens + 1, sizeof *v);
+	bool *held = calloc(ns_ntokens + 1, sizeof *held);
+	size_t n = 0;
+	for (struct nsrec *r = ns_recs; v && held && r; r = r->next)
+		for (size_t i = 0; (all || r->dying) && i < r->ntok; i++)
+			if (r->tok[i].end < 0 && n < ns_ntokens)
+				v[n++] = r->tok[i].ino;
+	if (n) {
+		qsort(v, n, sizeof *v, ino_cmp);
+		find_held(v, held, n);
+	}
+	for (struct nsrec *r = ns_recs; n && r; r = r->next) {
+		for (size_t i = r->ntok; (all || r->dying) && i-- > 0; ) {
+			const ino_t *at = r->tok[i].end >= 0 ? NULL :
+				bsearch(&r->tok[i].ino, v, n, sizeof *v, ino_cmp);
+			if (at && !held[at - v])
+				ns_token_drop(r, i);
+			else if (at)
+				r->held = time(NULL);
+		}
+		if (r->ntok && r->dying)
+			r->dying = false;
+	}
+	free(v);
+	free(held);
+}
+
+/* Whether some token of n is one this broker made; an earlier broker's
+ * that was found held less than a second ago counts too (looking again
+ * at every process's descriptors at each request would cost them all). */
+static bool alive_by_token(const struct nsrec *n)
+{
+	bool orphans = false;
+	for (size_t i = 0; i < n->ntok; i++) {
+		if (n->tok[i].end >= 0)
+			return true;
+		orphans = true;
+	}
+	return orphans && time(NULL) - n->held < 1;
+}
+
 /* Between requests: tokens whose every copy is closed go; a namespace
  * left without tokens and without a process whose root is in it is
  * freed. */
@@ -147,16 +234,17 @@ void ns_tick(struct broker *b)
 	for (struct nsrec *n = ns_recs; n; n = n->next) {
 		for (size_t i = n->ntok; i-- > 0; ) {
 			struct pollfd p = { .fd = n->tok[i].end };
-			if (poll(&p, 1, 0) > 0 &&
+			if (n->tok[i].end >= 0 && poll(&p, 1, 0) > 0 &&
 			    (p.revents & (POLLHUP | POLLERR)))
 				ns_token_drop(n, i);
 		}
-		if (!n->ntok && n->ns != b->ns)
+		if (!alive_by_token(n) && n->ns != b->ns)
 			scan = n->dying = true;
 	}
 	if (!scan)
 		return;
 	scan_roots(b);
+	ns_orphans_drop(false);
 	for (struct nsrec **pp = &ns_recs, *n; (n = *pp); ) {
 		if (!n->dying || n->ntok || ns_teardown(b, n->ns)) {
 			pp = &n->next;

@@ -125,7 +125,7 @@ static int walk_from(int dir, const char *path)
 	return cur < 0 ? -errno : cur;
 }
 
-static int walk(const char *path)
+int walk_path(const char *path)
 {
 	return walk_from(open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), path);
 }
@@ -195,7 +195,7 @@ static int open_kid_at(int kid, dev_t dev, int depth)
 	if (i >= 0)
 		fd = fcntl(kept[i].fd, F_DUPFD_CLOEXEC, 0);
 	else if (mp && (fd = holder_take(kid, dev)) < 0)
-		fd = walk(mp);
+		fd = walk_path(mp);
 	free(mp);
 	if (fd >= 0 && fd_mnt_id(fd) != kid) {
 		close(fd);
@@ -240,7 +240,7 @@ int rec_move(const struct broker *b, const struct rstep *s, const char *place)
 	if ((fd = open_kid(s->kid, s->dev)) < 0)
 		return fd;
 	remake(b, place, fd);
-	if ((at = walk(place)) < 0)
+	if ((at = walk_path(place)) < 0)
 		err = at;
 	else
 		keep(at);

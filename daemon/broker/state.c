@@ -12,8 +12,16 @@
  * they were made (the table shows only the latter):
  *     children <kernel mount id> <its children's ids, in list order>
  * (escaped as in mountinfo, so that a line splits on its spaces)
+ * then the namespace copies (nsstate.c), a line per namespace and one per
+ * token handed out for it:
+ *     ns <number> <root's kernel id> <major:minor> <root> <path>
+ *        <root place's mount id> <root place, escaped>
+ *     nstoken <number, 0: the broker's own> <socket inode> <member 0|1>
+ *        <uid> <place's mount id> <place, escaped>
  * after the magic line, "# plan N": the last plan it holds (recover.c);
- * readers skip it, as any line that is not a mount's.
+ * readers skip it, as any line that is not a mount's (a broker older than
+ * the ns lines skips them too: its copies' mounts become its own, as
+ * they did before these lines, so the format stays 2).
  * A line whose mount id now names another mount (not the same superblock,
  * root and place) is dropped: that mount went while the broker was away,
  * and the kernel gave its id to another.
@@ -54,8 +62,8 @@ static void put_mount(const struct broker *b, FILE *f, const struct mount *m,
 		      bool graph)
 {
 	const struct handle *h = handle_of(b, m);
-	char path[4096], *p = graph ? mount_path(m, mount_root(b->ns->root),
-						 NULL) : NULL;
+	/* a namespace copy's mounts, too, where the kernel will have them */
+	char path[4096], *p = graph ? kernel_path(b, m) : NULL;
 	if (graph ? !p || strlen(p) >= sizeof path : !where(h, path, sizeof path))
 		goto out;
 	if (p)
@@ -72,18 +80,21 @@ out:
 	free(p);
 }
 
-/* Whether m's children are listed in another order than they were made:
- * the kernel's list is in order of attachment, which the table does not
- * show (a mount tucked under a stack, or moved, comes after newer ones). */
-static bool reordered(const struct mount *m)
+/* Whether m's children are listed in another order than the kernel made
+ * them (handle.c): the kernel's list is in order of attachment, which
+ * the table does not show (a mount tucked under a stack, or moved, comes
+ * after newer ones, and a plan's copies are made in the order of its
+ * steps, not always the engine's). */
+static bool reordered(const struct broker *b, const struct mount *m)
 {
 	uint64_t last = 0;
 	for (const struct list *l = m->mounts.next; l != &m->mounts;
 	     l = l->next) {
-		const struct mount *c = list_entry(l, struct mount, child);
-		if (c->seq < last)
+		const struct handle *h = handle_of(b, list_entry(l,
+						   struct mount, child));
+		if (h && h->made < last)
 			return true;
-		last = c->seq;
+		last = h ? h->made : last;
 	}
 	return false;
 }
@@ -95,7 +106,7 @@ static void put_children(const struct broker *b, FILE *f)
 {
 	for (struct list *l = b->g.order.next; l != &b->g.order; l = l->next) {
 		const struct mount *m = list_entry(l, struct mount, order);
-		if (!handle_of(b, m) || !reordered(m))
+		if (!handle_of(b, m) || !reordered(b, m))
 			continue;
 		fprintf(f, "children %d", kid_of(b, m));
 		for (const struct list *c = m->mounts.next; c != &m->mounts;
@@ -126,6 +137,7 @@ static void put_all(struct broker *b, FILE *f, bool graph)
 	}
 	if (!graph)
 		put_children(b, f);
+	nsstate_put(b, f, graph);
 }
 
 /* The state as the open plan will leave it, each line "= " and a state
@@ -212,7 +224,8 @@ static struct mount *still_there(struct broker *b, struct saved *s)
 }
 
 /* The propagation lines of the file, and its "children" lines (any
- * length: a parent may have thousands of children) in *kids. */
+ * length: a parent may have thousands of children) and namespace lines
+ * in *kids. */
 static struct saved *read_state(FILE *f, size_t *n, char ***kids, size_t *nk)
 {
 	struct saved *v = NULL, one;
@@ -222,7 +235,7 @@ static struct saved *read_state(FILE *f, size_t *n, char ***kids, size_t *nk)
 	*kids = NULL;
 	while (getline(&line, &size, f) > 0) {
 		char *copy = NULL;
-		if (strncmp(line, "children ", 9) == 0) {
+		if (strncmp(line, "children ", 9) == 0 || nsstate_line(line)) {
 			if (!(copy = strdup(line)) ||
 			    VEC_PUSH(*kids, *nk, kcap, copy)) {
 				free(copy);
@@ -302,10 +315,12 @@ int state_load(struct broker *b)
 	else
 		plan_commit(&b->g);
 	b->g.check = check;
-	for (size_t i = 0; i < nk; i++) {
-		restore_children(b, kids[i]);
+	for (size_t i = 0; i < nk; i++)
+		if (strncmp(kids[i], "children ", 9) == 0)
+			restore_children(b, kids[i]);
+	nsstate_load(b, kids, nk);
+	for (size_t i = 0; i < nk; i++)
 		free(kids[i]);
-	}
 	free(kids);
 	free(v);
 	return err;

@@ -246,6 +246,10 @@ int graph_reorder(struct graph *g, struct mount **v, size_t n);
  * kernel's, saved by sharebrokerd; rbind copies in it). */
 int graph_child_order(struct graph *g, struct mount *parent,
 		      struct mount **v, size_t n);
+/* m's subtree, a namespace the kernel holds apart (sharebrokerd's copies,
+ * read back after a restart): namespace id, m its root. */
+int graph_adopt_ns(struct graph *g, struct mount *m, unsigned id,
+		   struct ns **out);
 
 /* propagate.c */
 struct mount *next_peer(const struct mount *m);

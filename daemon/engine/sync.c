@@ -181,3 +181,35 @@ int graph_child_order(struct graph *g, struct mount *parent,
 		      jlist_add_tail(g, &v[i]->child, &parent->mounts);
 	return quiet_end(g, check, err);
 }
+
+/* A subtree that the kernel holds as a namespace of its own:
+ * sharebrokerd's copies (issue 11) look like any mounts in its table, and
+ * after a restart the import takes them for its own.  m, taken off its
+ * parent, becomes the root of namespace id (the number it had, so that
+ * mnt:[N] stays), with every mount under it; later namespaces are
+ * numbered after it.  -EEXIST when id is taken, -EINVAL when m is some
+ * namespace's root already. */
+int graph_adopt_ns(struct graph *g, struct mount *m, unsigned id,
+		   struct ns **out)
+{
+	bool check;
+	unsigned next = g->next_ns > id ? g->next_ns : id + 1;
+	struct ns *ns = NULL, *old = m->ns;
+	for (struct list *l = g->nss.next; l != &g->nss; l = l->next)
+		if (list_entry(l, struct ns, link)->id == id)
+			return -EEXIST;
+	if (!m->parent)
+		return -EINVAL;
+	quiet_begin(g, &check);
+	int err = JSET(g, g->next_ns, id);
+	if (!err && !(ns = ns_new(g)))
+		err = -ENOMEM;
+	err = err ?: JSET(g, g->next_ns, next) ?: mount_detach(g, m) ?:
+	      jset_str(g, &m->mp, "/") ?: JSET(g, ns->root, m);
+	for (struct mount *q = m; q && !err; q = next_in_tree(q, m))
+		err = JSET(g, q->ns, ns) ?: JSET(g, old->count, old->count - 1) ?:
+		      JSET(g, ns->count, ns->count + 1);
+	if (!err)
+		*out = ns;
+	return quiet_end(g, check, err);
+}

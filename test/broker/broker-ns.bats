@@ -22,29 +22,6 @@ ns() {
 	shimmed "$NSCALL" "$@"
 }
 
-# Waits until no namespace is left (no STATE/ns, the counts agree).
-ns_all_gone() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		if [ ! -e "$STATE/ns" ] && assert_count_agrees >/dev/null; then
-			return 0
-		fi
-		sleep 0.05
-	done
-	echo "namespaces left: $(ls "$STATE/ns" 2>&1)" >&2
-	return 1
-}
-
-wait_file() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		[ -e "$1" ] && return 0
-		sleep 0.05
-	done
-	echo "never came: $1" >&2
-	return 1
-}
-
 # What must end as it started: the graph, every view, the state file, the
 # kernel's table and the state directory's entries.  The jails come first:
 # listing them forgets those no process lives in any more (policy.c), as

@@ -10,13 +10,13 @@
 # the intent, if it has steps, then the state), and right after each copy
 # the kernel bound straight on its place, before the record says so
 # (copy:k, copy.c), then started again; the
-# kernel's table, the files and every view (host and jails), and the same
-# views read through the shim (the graph, propagation fields included),
-# must all equal what the kernel gives natively without the command or
-# with it (native-run.sh on the scenario cut before or after LINE), the
-# same one of the two for both; and no mount may stay on the broker's
-# staging or parking places.  Prints TAP, one point per kill; the plan
-# comes last.
+# kernel's table, the files and every view (host, jails and namespaces),
+# and the same views read through the shim (the graph, propagation
+# fields included), must all equal what the kernel gives natively without
+# the command or with it (native-run.sh on the scenario cut before or
+# after LINE), the same one of the two for both; and no mount may stay on
+# the broker's staging or parking places, nor under STATE/ns once no
+# namespace is left.  Prints TAP, one point per kill; the plan comes last.
 #
 # Which commands:
 #   (none)   what make check runs: one command for every operation kind
@@ -37,9 +37,14 @@
 #            s14-mount-explosion.sh:14, the 2 of
 #            s13-rbind-into-own-subdir.sh:9: killed after the first, undo
 #            one bind; after the k-th, undo k).  --list shows the choice.
+#            Namespace copies are not in sharedry's reach: a host mount
+#            that reaches a copy and one made in the copy that reaches the
+#            host (s33:18, s33:19) join, their kill points found by running.
 #   --full   every mount, umount, umount2 and pivot_root line of every
-#            corpus scenario the legacy setting runs (no namespace copies),
-#            each at every kill point: a benchmark-style run (~6000 kills).
+#            corpus scenario the legacy setting runs, and every mount,
+#            umount and unshare line of those with namespace copies (kill
+#            points found by running), each at every kill point: a
+#            benchmark-style run (~6000 kills).
 #   --list   the commands chosen, with kind, shape and kill points; no run.
 #
 # Each kill is a run of its own (fault-run.sh: sandbox, private namespace,
@@ -161,8 +166,15 @@ for f in "$corpus"/*.sh; do
 	legacy "$f" || continue
 	commands_of "$f" | sed "s|^|$(basename "$f"):|"
 done >"$work/commands"
+# with namespace copies: SCENARIO:LINE and no prediction
+for f in "$corpus"/*.sh; do
+	legacy "$f" && continue
+	grep -nE '^((chroot|within) [^ ]+ )?(mount|umount|umount2) |^unshare ' "$f" |
+		sed -E "s|^([0-9]+):.*|$(basename "$f"):\1\t0\t?\t?|"
+done >"$work/commands.ns"
+nspinned=(s33-namespace-copy.sh:18 s33-namespace-copy.sh:19)
 case $mode in
-full) cp "$work/commands" "$work/chosen" ;;
+full) cat "$work/commands" "$work/commands.ns" >"$work/chosen" ;;
 given)
 	for t in "${targets[@]}"; do
 		grep -m1 "^$t"$'\t' "$work/commands" ||
@@ -186,7 +198,10 @@ shapes)
 	for t in "${pinned[@]}"; do
 		grep -m1 "^$t"$'\t' "$work/commands"
 	done | cat - "$work/chosen.shapes" | sort -u -t: -k1,1 -k2,2n \
-		>"$work/chosen" ;;
+		>"$work/chosen"
+	for t in "${nspinned[@]}"; do
+		grep -m1 "^$t"$'\t' "$work/commands.ns"
+	done >>"$work/chosen" ;;
 esac
 if ((list)); then
 	awk -F '\t' '{ printf "%s\t%d kill points\t%s\t%s\n", $1, $2, $3, $4 }' \
@@ -194,7 +209,8 @@ if ((list)); then
 	exit 0
 fi
 
-# As run-diff.sh: "/", each chroot jail, each "# view:".
+# As run-diff.sh: "/", each chroot jail, each "# view:", each namespace
+# ("NAME:/").
 views_of() {
 	local -A seen=()
 	local v
@@ -203,7 +219,8 @@ views_of() {
 		[[ -z ${seen[$v]:-} ]] && echo "$v"
 		seen[$v]=1
 	done < <(sed -nE -e 's/^[[:space:]]*chroot[[:space:]]+(\$B[^[:space:]]*).*/\1/p' \
-		-e 's/^#[[:space:]]*view:[[:space:]]*(\$B[^[:space:]]*).*/\1/p' "$1")
+		-e 's/^#[[:space:]]*view:[[:space:]]*(\$B[^[:space:]]*).*/\1/p' \
+		-e 's/^[[:space:]]*unshare[[:space:]]+([^[:space:]]+).*/\1:\//p' "$1")
 }
 
 # A run's output split: NAME.kern (table, views, files; no propagation

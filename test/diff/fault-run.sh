@@ -12,7 +12,8 @@
 # request makes meaningless), after two lines of its own:
 #   fault killed|survived     whether the broker died at SPEC
 #   fault leftovers N         mounts left on the broker's staging and
-#                             parking places after the restart
+#                             parking places after the restart, and
+#                             under STATE/ns when no namespace is left
 # Environment: as broker-run.sh.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,6 +45,7 @@ shift 3
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/libshare-fault.XXXXXX") || exit 1
 log=$dir.log
+nsfile=$dir.ns
 state=$dir.state
 script=$dir.sh
 sock=@libshare-fault-$$
@@ -91,9 +93,20 @@ mounts_under() {
 		/proc/self/mountinfo | tac
 }
 
+# The keeper of namespace NAME:/ (native.sh's unshare), if it is alive: a
+# copy the kill cut short has none, as the kernel's run without it.
+keeper() {
+	local pid
+	pid=$(awk -v n="${1%:/}" '$1 == n { print $2 }' "$nsfile")
+	[[ $pid ]] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+}
+
 cleanup() {
 	local m i
 	trap '' PIPE
+	while read -r m i; do   # the namespaces' keepers
+		kill "$i" 2>/dev/null
+	done <"$nsfile"
 	stop_broker
 	end_holders "$state"   # the last broker's holder keeps covered mounts
 	if [[ -s $state/sharebrokerd.log ]]; then
@@ -107,7 +120,7 @@ cleanup() {
 		[[ $m ]] && "$bindir/umount2" -l "$m" || break
 	done
 	rmdir "$dir"
-	rm -rf --one-file-system "$state" "$log" "$script"
+	rm -rf --one-file-system "$state" "$log" "$script" "$nsfile"
 }
 trap cleanup EXIT
 trap 'exit 129' HUP
@@ -115,6 +128,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 141' PIPE
 
+: >"$nsfile"
 /usr/bin/mount -t tmpfs BASE "$dir" && /usr/bin/mount --make-private "$dir" ||
 	exit 1
 if ! start LIBSHARE_FAULT="file:$state/fault"; then
@@ -124,7 +138,7 @@ fi
 echo "base $dir"
 
 (cd / && B=$dir SCENARIO=$script SPY_SO=$bindir/spy.so SPY_LOG=$log \
-	NS_FILE=/dev/null DIFF_SHIM=$LIBSHARE_SO LIBSHARE_SOCKET=$sock \
+	NS_FILE=$nsfile DIFF_SHIM=$LIBSHARE_SO LIBSHARE_SOCKET=$sock \
 	FAULT_FILE=$state/fault timeout "${DIFF_TIMEOUT:-120}" "$LEGACY_SIM" \
 	bash -c 'source "$1" && source "$SCENARIO"; _release_all; exit 0' \
 	fault-run "$here/native.sh" </dev/null) >/dev/null ||
@@ -137,14 +151,23 @@ else
 	# what a SIGKILL leaves: the socket's name frees with the process
 	start || { echo "fault-run.sh: no restart" >&2; exit 1; }
 fi
-echo "fault leftovers $( (mounts_under "$state/stage"; mounts_under "$state/park") |
-	wc -l)"
+# and a copy's mounts under STATE/ns once no namespace has a keeper (a
+# copy the kill cut short, undone; one nobody entered, freed)
+alive=0
+while read -r _ pid; do
+	kill -0 "$pid" 2>/dev/null && alive=1
+done <"$nsfile"
+echo "fault leftovers $( (mounts_under "$state/stage"; mounts_under "$state/park"
+	((alive)) || mounts_under "$state/ns") | wc -l)"
 
 for v in "$@"; do
 	v=${v//'$B'/$dir}
 	echo "--- view $v"
 	if [[ $v == / ]]; then
 		cat /proc/self/mountinfo
+	elif [[ $v == *:/ ]]; then      # NAME:/ a namespace: the broker's
+		pid=$(keeper "$v") &&
+			"$bindir/lsview" "$(readlink "/proc/$pid/root")"
 	else
 		"$bindir/lsview" "$v"
 	fi
@@ -156,8 +179,13 @@ echo "--- virtual"
 for v in "$@"; do
 	v=${v//'$B'/$dir}
 	echo "--- view $v"
-	[[ $v == / || -d $v ]] || continue
+	[[ $v == / || $v == *:/ || -d $v ]] || continue
+	enter=()                # a namespace: entered by the shim
+	if [[ $v == *:/ ]]; then
+		pid=$(keeper "$v") || continue
+		enter=(nsenter -t "$pid" -m) v=/
+	fi
 	LD_PRELOAD=$LIBSHARE_SO LIBSHARE_SOCKET=$sock \
-		timeout 20 "$bindir/lsview" -s "$v" ||
+		timeout 20 "${enter[@]}" "$bindir/lsview" -s "$v" ||
 		echo "lsview -s $v: exit status $?"
 done

@@ -1,5 +1,5 @@
 /*
- * gen [--legacy] [--no-ns] SEED - print a random scenario for the kernel-differential
+ * gen [--legacy] SEED - print a random scenario for the kernel-differential
  * harness.
  *
  * 20 to 40 operations (mount with options, remount, umount, pivot_root,
@@ -22,9 +22,6 @@
  * (broker-run.sh).  It used to leave out namespace copies, which the broker
  * now makes too (issue 11): its scripts have "unshare" and "within" steps
  * like the others, and every seed's script is the one without --legacy.
- * --no-ns leaves them out (a restarted broker forgets its namespaces:
- * broker-run.sh's BROKER_RESTART mode); the operation drawn instead is a
- * mount.
  * (The cwd steps changed every seed's script; a seed gives the same script
  * everywhere since then.)
  */
@@ -358,10 +355,8 @@ static int op(struct gen *g)
 			op_rel(g);
 	} else if (w < 88)
 		op_mount(g);
-	else if (w < 94 && !g->no_ns)
-		op_ns(g);
 	else if (w < 94)
-		op_mount(g);
+		op_ns(g);
 	else
 		return op_hold(g);
 	return 1;
@@ -372,24 +367,20 @@ int main(int argc, char **argv)
 	struct gen g;
 	char *end;
 	uint64_t s;
-	int n, i, legacy = 0, no_ns = 0, a;
+	int n, i, legacy = 0, a;
 
 	for (a = 1; a < argc - 1; a++)
 		if (strcmp(argv[a], "--legacy") == 0)
 			legacy = 1;
-		else if (strcmp(argv[a], "--no-ns") == 0)
-			no_ns = 1;
 		else
 			break;
 	if (a != argc - 1 || (s = strtoull(argv[a], &end, 0), *end)) {
-		fprintf(stderr, "usage: gen [--legacy] [--no-ns] SEED\n");
+		fprintf(stderr, "usage: gen [--legacy] SEED\n");
 		return 2;
 	}
 	seed(&g, s);
 	g.legacy = legacy;
-	g.no_ns = no_ns;
-	printf("# gen %s%s%s\n", legacy ? "--legacy " : "",
-	       no_ns ? "--no-ns " : "", argv[a]);
+	printf("# gen %s%s\n", legacy ? "--legacy " : "", argv[a]);
 	for (i = 0; i < (int)NDIRS; i++)
 		printf(i ? " %s" : "mkdir -p %s", dirs[i]);
 	putchar('\n');

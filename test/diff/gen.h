@@ -24,7 +24,6 @@ struct gen {
 	int ntmpfs, nrbind, nrbind_self;
 	int nns;                                /* namespaces made, n1 n2 */
 	int legacy;                             /* --legacy */
-	int no_ns;                              /* --no-ns: no copies */
 	const char *cwd;                        /* "cd": host form, or NULL */
 	const char *cwd_jail;                   /* the jail it was set in */
 	char rel[64];                           /* a path relative to cwd */

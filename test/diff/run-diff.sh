@@ -91,9 +91,6 @@ if ((broker)); then
 		DIFF_FILES=1 NATIVE_ERR=/dev/stderr
 	norm=(-P)
 	gen=("$bindir/gen" --legacy)
-	# a restarted broker forgets which namespace a copy was (README's
-	# Limits): the restart mode runs no namespace copies
-	[[ ${BROKER_RESTART:-} == [1v] ]] && gen+=(--no-ns)
 	virtual=${LIBSHARE_DIFF_VIRTUAL:-auto}
 	if [[ $virtual == auto ]]; then
 		# the table wrappers come with the shim's fopen (issue 4 item 1)
@@ -130,11 +127,6 @@ views_of() {
 	done < <(sed -nE -e 's/^[[:space:]]*(within[[:space:]]+[^[:space:]]+[[:space:]]+)?chroot[[:space:]]+(\$B[^[:space:]]*).*/\2/p' \
 		-e 's/^#[[:space:]]*view:[[:space:]]*(\$B[^[:space:]]*).*/\1/p' \
 		-e 's/^[[:space:]]*unshare[[:space:]]+([^[:space:]]+).*/\1:\//p' "$1")
-}
-
-# Whether scenario FILE makes namespace copies (unshare, within).
-copies_ns() {
-	grep -qE '^[[:space:]]*(chroot[[:space:]]+[^[:space:]]+[[:space:]]+)?(unshare|within)([[:space:]]|$)' "$1"
 }
 
 # Lines of FILE as TAP diagnostics.
@@ -334,14 +326,6 @@ launch() {
 
 per=$((1 + virtual))
 for f in "${files[@]}"; do
-	if ((broker)) && [[ ${BROKER_RESTART:-} == [1v] ]] && copies_ns "$f"; then
-		print_ready    # the points before it come first
-		wait
-		print_ready
-		echo "ok $((++k)) - $(basename "$f") # SKIP namespace copies: a restarted broker forgets them (README, Limits)"
-		((virtual)) && echo "ok $((++k)) - $(basename "$f") (virtual) # SKIP namespace copies: a restarted broker forgets them (README, Limits)"
-		continue
-	fi
 	mapfile -t views < <(views_of "$f")
 	launch $((k + 1)) "$(basename "$f")" "$f" "" -- "${views[@]}"
 	((k += per))

@@ -26,31 +26,6 @@ ns() {
 	shimmed "$NSCALL" "$@"
 }
 
-# Waits until the broker has freed every namespace: no STATE/ns left, and
-# its count of mounts is the kernel's again.
-ns_all_gone() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		if [ ! -e "$STATE/ns" ] && assert_count_agrees >/dev/null; then
-			return 0
-		fi
-		sleep 0.05
-	done
-	echo "namespaces left: $(ls "$STATE/ns" 2>&1)" >&2
-	return 1
-}
-
-# Waits for FILE to appear (a signal from a background process).
-wait_file() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		[ -e "$1" ] && return 0
-		sleep 0.05
-	done
-	echo "never came: $1" >&2
-	return 1
-}
-
 # $output is exactly these lines.
 expect_output_lines() {
 	local want
