@@ -216,6 +216,7 @@ void intent_end(struct broker *b);
 int save_put(int fd, const char *text, size_t len);
 void fault_init(void);
 void fault_arm(void);
+void fault_caller(pid_t pid);
 void fault_step(void);
 void fault_copy(void);
 

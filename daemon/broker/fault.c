@@ -26,7 +26,22 @@ static struct {
 				  'f': save k fails, 'c': after copy k */
 	unsigned k, n;
 	char *file;
+	pid_t cur, armed;      /* file: the caller served now, the one whose
+				  request took the spec: only its requests
+				  count (not a test's later look at views) */
 } fault;
+
+/* A request from pid is being served. */
+void fault_caller(pid_t pid)
+{
+	fault.cur = pid;
+}
+
+/* Whether a kill point or save of the request served now counts. */
+static bool counts(char kind)
+{
+	return fault.kind == kind && (!fault.file || fault.cur == fault.armed);
+}
 
 static void fault_parse(const char *spec)
 {
@@ -64,8 +79,10 @@ void fault_arm(void)
 	FILE *f = fault.file ? fopen(fault.file, "re") : NULL;
 	if (!f)
 		return;
-	if (fgets(spec, sizeof spec, f))
+	if (fgets(spec, sizeof spec, f)) {
 		fault_parse(spec);
+		fault.armed = fault.cur;
+	}
 	fclose(f);
 	unlink(fault.file);
 }
@@ -79,13 +96,13 @@ static void die_now(const char *where)
 
 void fault_step(void)
 {
-	if (fault.kind == 't' && ++fault.n == fault.k)
+	if (counts('t') && ++fault.n == fault.k)
 		die_now("after a step");
 }
 
 void fault_copy(void)
 {
-	if (fault.kind == 'c' && ++fault.n == fault.k)
+	if (counts('c') && ++fault.n == fault.k)
 		die_now("after a copy was bound");
 }
 
@@ -93,9 +110,9 @@ void fault_copy(void)
  * the intent or the state, where save faults strike. */
 int save_put(int fd, const char *text, size_t len)
 {
-	if (fault.kind == 'f' && len && ++fault.n == fault.k)
+	if (counts('f') && len && ++fault.n == fault.k)
 		return -ENOSPC;
-	if (fault.kind == 's' && len && ++fault.n == fault.k) {
+	if (counts('s') && len && ++fault.n == fault.k) {
 		if (write(fd, text, len / 2) < 0)
 			_exit(137);
 		die_now("in a save");

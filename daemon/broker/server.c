@@ -99,6 +99,7 @@ static int handle(struct broker *b, int fd, const struct ucred *cred,
 		reply(fd, LS_OP_NONE, EINVAL, NULL, 0, -1);
 	} else {
 		phase_begin();
+		fault_caller(cred->pid);
 		err = peer_identify(&r.caller, fd, cred, (pid_t)q.tid, q.fd1);
 		if (!err)
 			err = mntns_check(q.op, cred->pid);
