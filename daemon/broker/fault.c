@@ -10,8 +10,10 @@
  * K-th copy made straight on its place (copy.c), before its record says
  * so.  file:PATH reads such a spec from PATH when a plan starts, one of
  * no step included (request.c, apply_plan()), and removes PATH, counting
- * from there: a test arms it for the one request it means.  Unset, every
- * check is one comparison.
+ * from there the requests of the process that made that one (mount(8)'s
+ * second call counts, a later tool's look at the views does not): a
+ * test arms it for the one command it means.  Unset, every check is one
+ * comparison.
  */
 #include <errno.h>
 #include <signal.h>
