@@ -26,7 +26,7 @@ struct handle {
 	int kid;               /* the kernel's mount id (fdinfo mnt_id) */
 	dev_t dev;             /* its superblock */
 	struct mount *m;
-	UT_hash_handle hh, hk; /* by_seq, by_kid */
+	UT_hash_handle hh, hk, hp; /* by_seq, by_kid, by_ptr */
 };
 
 struct devref {                /* a superblock the graph holds mounts of */
@@ -90,10 +90,29 @@ struct intent {
 				  the record holds it until a save works */
 };
 
+/* The state as saved, by key (stcache.c, state.c). */
+struct stline {
+	char *key;             /* the line's head: its first word or two */
+	char *line;            /* without its newline */
+	unsigned tag;          /* the propagation tree it was written with */
+	UT_hash_handle hh;
+};
+
+struct stcache {
+	struct stline *lines;  /* by key, in the order they were set */
+	int jfd;               /* <state dir>/journal, -1 until opened */
+	off_t jlen;            /* its length: whole records only */
+	off_t snap;            /* the snapshot's length */
+	unsigned long long serial;  /* plan of the last record written */
+	unsigned tags;         /* the last tag given */
+	bool valid;            /* lines are the graph's, as saved */
+	bool found;            /* a saved state was there at start */
+};
+
 struct broker {
 	struct graph g;
 	struct ns *ns;
-	struct handle *by_seq, *by_kid;
+	struct handle *by_seq, *by_kid, *by_ptr;
 	struct devref *devs;
 	struct jail *jails;
 	unsigned jails_high;   /* count them again past this many */
@@ -106,6 +125,7 @@ struct broker {
 	int watch;             /* /proc/self/mountinfo, polled for changes */
 	struct fusetab *tab;   /* the served mount tables, NULL: snapshots */
 	struct intent intent;
+	struct stcache st;
 	bool stop;
 };
 
@@ -134,6 +154,7 @@ int handle_put(struct broker *b, struct mount *m, int fd, int kid, dev_t dev);
 void handle_rekey(struct broker *b);
 struct handle *handle_of(const struct broker *b, const struct mount *m);
 struct mount *mount_of_kid(const struct broker *b, int kid);
+struct mount *mount_at_ptr(const struct broker *b, const void *p);
 void handle_drop(struct broker *b, struct handle *h);
 struct fs *fs_of_dev(const struct broker *b, dev_t dev);
 int named_top(struct broker *b, struct named *n);
@@ -206,9 +227,33 @@ bool busy(void *ctx, const struct mount *m);
 
 /* state.c */
 int state_save(struct broker *b);
-int state_image(struct broker *b, FILE *f);
-int state_write(struct broker *b, const char *body, size_t len);
+int state_full(struct broker *b);
 int state_load(struct broker *b);
+int kid_of(const struct broker *b, const struct mount *m);
+void put_tree(struct broker *b, FILE *f, struct mount *top, bool graph,
+	      unsigned seen);
+bool put_children_of(const struct broker *b, FILE *f, const struct mount *m,
+		     const char *prefix);
+
+/* stload.c */
+int state_ordered(struct broker *b, FILE *f);
+
+/* stdelta.c */
+int state_delta(struct broker *b, FILE *f, bool graph);
+
+/* stcache.c */
+const struct stline *cache_get(const struct stcache *c, const char *key);
+int cache_apply(struct stcache *c, const char *body, size_t len);
+void cache_clear(struct stcache *c);
+void cache_tree(const struct stcache *c, unsigned tag,
+		void (*fn)(void *ctx, const struct stline *l), void *ctx);
+void cache_put(const struct stcache *c, FILE *f);
+int cache_snapshot(struct broker *b);
+int cache_read_snapshot(struct broker *b);
+int journal_append(struct broker *b, const char *body, size_t len,
+		   unsigned long long serial);
+int journal_read(struct broker *b, bool apply);
+bool journal_full(const struct broker *b);
 
 /* statedir.c */
 int statedir_prepare(struct broker *b);

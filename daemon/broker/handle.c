@@ -51,6 +51,7 @@ int handle_put(struct broker *b, struct mount *m, int fd, int kid,
 	h->m = m;
 	HASH_ADD(hh, b->by_seq, seq, sizeof h->seq, h);
 	HASH_ADD(hk, b->by_kid, kid, sizeof h->kid, h);
+	HASH_ADD(hp, b->by_ptr, m, sizeof h->m, h);
 	devref(b, h, 1);
 	return 0;
 }
@@ -89,6 +90,15 @@ struct handle *handle_of(const struct broker *b, const struct mount *m)
 	return h && h->fd >= 0 ? h : NULL;
 }
 
+/* The mount p is, if it is one the broker holds: p is only compared,
+ * never followed (it may point anywhere). */
+struct mount *mount_at_ptr(const struct broker *b, const void *p)
+{
+	struct handle *h;
+	HASH_FIND(hp, b->by_ptr, &p, sizeof p, h);
+	return h && h->fd >= 0 ? h->m : NULL;
+}
+
 struct mount *mount_of_kid(const struct broker *b, int kid)
 {
 	struct handle *h;
@@ -101,6 +111,7 @@ void handle_drop(struct broker *b, struct handle *h)
 	devref(b, h, -1);
 	HASH_DELETE(hh, b->by_seq, h);
 	HASH_DELETE(hk, b->by_kid, h);
+	HASH_DELETE(hp, b->by_ptr, h);
 	if (h->fd >= 0)
 		close(h->fd);
 	free(h);

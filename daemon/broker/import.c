@@ -216,6 +216,8 @@ int sync_table(struct broker *b)
 	}
 	free(v);
 	free_lines(lines, n);
+	if (changed)               /* saved paths too: the next save is whole */
+		b->st.valid = false;
 	return changed;
 }
 
@@ -257,6 +259,8 @@ int refresh_paths(struct broker *b)
 	}
 	free(v);
 	free_lines(lines, n);
+	if (changed)               /* saved paths too: the next save is whole */
+		b->st.valid = false;
 	return changed;
 }
 

@@ -336,6 +336,11 @@ static void start_graph(struct broker *b, const struct setup *s)
 	if ((err = state_load(b)) < 0)
 		fprintf(stderr, "sharebrokerd: %s/state: %s\n", b->state_dir,
 			strerror(-err));
+	/* the saved state as the graph has it now, whole: later saves
+	 * journal what each request changes from it (without one, the
+	 * first save is whole) */
+	if (err > 0)
+		state_full(b);
 }
 
 int main(int argc, char **argv)
