@@ -11,9 +11,13 @@
  * then a line per mount whose children are listed in another order than
  * they were made (the table shows only the latter):
  *     children <kernel mount id> <its children's ids, in list order>
- * (escaped as in mountinfo, so that a line splits on its spaces)
- * after the magic line, "# plan N": the last plan it holds (recover.c);
- * readers skip it, as any line that is not a mount's.
+ * (escaped as in mountinfo, so that a line splits on its spaces).
+ * The lines are kept as a snapshot, "state" (the magic line, "# plan N":
+ * the last plan it holds, recover.c; readers skip any line that is not a
+ * mount's), and a journal of what each request changed since, "journal"
+ * (stcache.c); a request's record is written by stdelta.c, a whole save
+ * here.  A line is keyed by its first word, a number, or else its first
+ * two words: a new kind of line ("<kind> <id> ...") journals unchanged.
  * A line whose mount id now names another mount (not the same superblock,
  * root and place) is dropped: that mount went while the broker was away,
  * and the kernel gave its id to another.
