@@ -18,7 +18,9 @@ col() {
 
 broker_pid() {
 	local p
-	p=$(cat "$state"/*.pid 2>/dev/null | head -1)
+	# the broker's own: holder.pid ("PID FD") names its holder, and
+	# sorts first where covered mounts make the broker start one
+	p=$(cat "$state"/sharebrokerd.pid 2>/dev/null | head -1)
 	[[ $p && -d /proc/$p ]] && echo "$p"
 }
 
