@@ -92,18 +92,38 @@ static void touch(struct delta *d, struct mount *m)
 		d->err = -ENOMEM;
 }
 
-/* A place the plan wrote: the mount it lies in, if the broker holds it. */
+static void found(struct delta *d, struct mount *m, size_t off)
+{
+	touch(d, m);
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+		if (fields[i].off == off && fields[i].moves &&
+		    VEC_PUSH(d->mv, d->nm, d->cm, m))
+			d->err = -ENOMEM;
+}
+
+/* A place the plan wrote: the mount it lies in, if the broker holds it.
+ * A plan writes a few mounts many times: those found already are looked
+ * at first, by address (a table lookup per field costs more). */
 static void wrote(void *ctx, void *slot)
 {
 	struct delta *d = ctx;
+	uintptr_t at = (uintptr_t)slot, g = (uintptr_t)&d->b->g;
+	if (at >= g && at < g + sizeof d->b->g)
+		return;                /* the graph's own (seq, order...) */
+	for (size_t i = d->nt; i-- > 0; ) {
+		uintptr_t m = (uintptr_t)d->t[i];
+		if (at >= m && at < m + sizeof *d->t[i]) {
+			found(d, d->t[i], at - m);
+			return;
+		}
+	}
 	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
 		struct mount *m = mount_at_ptr(d->b, (const void *)
-				((uintptr_t)slot - fields[i].off));
-		if (!m)
-			continue;
-		touch(d, m);
-		if (fields[i].moves && VEC_PUSH(d->mv, d->nm, d->cm, m))
-			d->err = -ENOMEM;
+				(at - fields[i].off));
+		if (m) {
+			found(d, m, fields[i].off);
+			return;
+		}
 	}
 }
 
