@@ -218,6 +218,7 @@ int save_put(int fd, const char *text, size_t len);
 void fault_init(void);
 void fault_arm(void);
 void fault_step(void);
+bool fault_compact(void);
 
 /* recover.c */
 int intent_recover(struct broker *b);

@@ -5,9 +5,11 @@
  * as an administrator or the OOM killer would) right after the K-th plan
  * step it carries out; save:K in the middle of its K-th write of the
  * intent or the state (half of it written); fail:K makes that write fail
- * with ENOSPC instead.  file:PATH reads such a spec from PATH when a plan
- * starts (and removes PATH), counting from there: a test arms it for the
- * one request it means.  Unset, every check is one comparison.
+ * with ENOSPC instead; ",compact" after any of them compacts the journal
+ * after every record, so that the snapshot's write is one of the K.
+ * file:PATH reads such a spec from PATH when a plan starts (and removes
+ * PATH), counting from there: a test arms it for the one request it
+ * means.  Unset, every check is one comparison.
  */
 #include <errno.h>
 #include <signal.h>
@@ -22,6 +24,7 @@ static struct {
 				  'f': save k fails */
 	unsigned k, n;
 	char *file;
+	bool compact;          /* every save compacts the journal */
 } fault;
 
 static void fault_parse(const char *spec)
@@ -36,6 +39,14 @@ static void fault_parse(const char *spec)
 	else if (sscanf(spec, "fail:%u", &k) == 1)
 		fault.kind = 'f';
 	fault.k = k;
+	fault.compact = strstr(spec, ",compact") != NULL;
+}
+
+/* ",compact" after a spec: each record is followed by a compaction
+ * (stcache.c), so that its write too is struck. */
+bool fault_compact(void)
+{
+	return fault.compact;
 }
 
 void fault_init(void)

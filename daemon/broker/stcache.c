@@ -77,8 +77,13 @@ static int apply_one(struct stcache *c, const char *op, size_t len)
 			drop(c, l);
 		return 0;
 	}
-	if (len < 3 || op[0] != '+' || sscanf(op, "+ %u %n", &tag, &at) != 1 ||
-	    !at || (size_t)at >= len)
+	char *end;
+	if (len < 3 || op[0] != '+' || op[1] != ' ' || op[2] < '0' ||
+	    op[2] > '9')
+		return -EINVAL;
+	tag = (unsigned)strtoul(op + 2, &end, 10);
+	at = (int)(end - op) + 1;      /* the line, after its tag's space */
+	if (*end != ' ' || (size_t)at >= len)
 		return -EINVAL;
 	op += at;
 	len -= (size_t)at;
@@ -276,7 +281,8 @@ int cache_snapshot(struct broker *b)
 /* Whether the journal has grown past its bound: time for a snapshot. */
 bool journal_full(const struct broker *b)
 {
-	return b->st.jlen > JOURNAL_MIN && b->st.jlen > 2 * b->st.snap;
+	return fault_compact() ||
+	       (b->st.jlen > JOURNAL_MIN && b->st.jlen > 2 * b->st.snap);
 }
 
 /* The snapshot's lines into the cache, and its plan serial: 2, or 0 when

@@ -4,7 +4,8 @@
 # must be true 4).  For each corpus command given as SCENARIO:LINE, and
 # for every k, the broker is killed right after step k of that command's
 # plan (fault-run.sh, LIBSHARE_FAULT=step:k) and in the middle of each of
-# the request's saves (save:1 the intent, save:2 and save:3 the state),
+# the request's saves (save:1 the intent, save:2 the journal's record,
+# save:3,compact the snapshot, the journal compacted after the record),
 # then started again; the kernel's table, the files and every view
 # (host and jails), and the same views read through the shim (the graph,
 # propagation fields included), must all equal what the kernel gives
@@ -98,7 +99,7 @@ for t in "${targets[@]}"; do
 			>"$work/$o.raw" 2>/dev/null
 		split "$work/$o.raw" "$work/$o"
 	done
-	specs=(save:1 save:2 save:3)
+	specs=(save:1 save:2 save:3,compact)
 	for ((s = 1; s <= 200; s++)); do
 		specs+=(step:$s)
 		bash "$here/fault-run.sh" "$f" "$line" "step:$s" "${views[@]}" \
