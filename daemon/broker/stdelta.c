@@ -168,7 +168,7 @@ static void trees(struct delta *d, struct mount *m)
 	char key[16];
 	snprintf(key, sizeof key, "%d", kid_of(d->b, m));
 	const struct stline *l = cache_get(&d->b->st, key);
-	if (l && once(d, &d->trees, (int)l->tag)) {
+	if (l && (!l->tag || once(d, &d->trees, (int)l->tag))) {
 		if (l->tag)
 			cache_tree(&d->b->st, l->tag, saved_member, d);
 		else
