@@ -26,7 +26,7 @@ struct handle {
 	int kid;               /* the kernel's mount id (fdinfo mnt_id) */
 	dev_t dev;             /* its superblock */
 	struct mount *m;
-	UT_hash_handle hh, hk, hp; /* by_seq, by_kid, by_ptr */
+	UT_hash_handle hh, hk; /* by_seq, by_kid */
 };
 
 struct devref {                /* a superblock the graph holds mounts of */
@@ -112,7 +112,11 @@ struct stcache {
 struct broker {
 	struct graph g;
 	struct ns *ns;
-	struct handle *by_seq, *by_kid, *by_ptr;
+	struct handle *by_seq, *by_kid;
+	struct ptrtab {        /* the handles by their mount's address */
+		struct handle **v;   /* open addressing, linear probing */
+		size_t cap, n;       /* cap: 0 or a power of two */
+	} by_ptr;
 	struct devref *devs;
 	struct jail *jails;
 	unsigned jails_high;   /* count them again past this many */
