@@ -231,7 +231,6 @@ int intent_recover(struct broker *b);
 bool busy(void *ctx, const struct mount *m);
 
 /* state.c */
-int state_save(struct broker *b);
 int state_full(struct broker *b);
 int state_load(struct broker *b);
 int kid_of(const struct broker *b, const struct mount *m);
@@ -245,6 +244,7 @@ int state_ordered(struct broker *b, FILE *f);
 
 /* stdelta.c */
 int state_delta(struct broker *b, FILE *f, bool graph);
+int state_save(struct broker *b);
 
 /* stcache.c */
 const struct stline *cache_get(const struct stcache *c, const char *key);

@@ -155,33 +155,6 @@ int state_full(struct broker *b)
 	return err;
 }
 
-/* The state saved, before the answer (principle 3): what the open plan
- * changed as a record of the journal, or, outside a plan (drift) and
- * after a save that failed, the whole state.  A plan with steps always
- * leaves a record, empty or not: its serial says it was saved
- * (recover.c). */
-int state_save(struct broker *b)
-{
-	char *text = NULL;
-	size_t len = 0;
-	if (!b->g.planning || !b->st.valid || b->intent.behind)
-		return state_full(b);
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
-		return -ENOMEM;
-	int err = state_delta(b, f, false);
-	if (fclose(f) != 0)
-		err = err ?: -ENOMEM;
-	if (!err && (len || b->g.nsteps))
-		err = journal_append(b, text, len, b->intent.serial);
-	if (!err && cache_apply(&b->st, text, len) < 0)
-		b->st.valid = false;   /* written: the next save is whole */
-	free(text);
-	if (!err && journal_full(b) && cache_snapshot(b) < 0)
-		b->st.valid = false;
-	return err;
-}
-
 struct saved {
 	int kid, master;
 	unsigned maj, min, group;
