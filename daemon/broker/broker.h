@@ -93,10 +93,34 @@ struct intent {
 				  the record holds it until a save works */
 };
 
+/* The state as saved, by key (stcache.c, state.c). */
+struct stline {
+	char *key;             /* the line's head: its first word or two */
+	char *line;            /* without its newline */
+	unsigned tag;          /* the propagation tree it was written with */
+	UT_hash_handle hh;
+};
+
+struct stcache {
+	struct stline *lines;  /* by key, in the order they were set */
+	int jfd;               /* <state dir>/journal, -1 until opened */
+	off_t jlen;            /* its length: whole records only */
+	off_t snap;            /* the snapshot's length */
+	unsigned long long serial;  /* plan of the last record written */
+	unsigned tags;         /* the last tag given */
+	bool valid;            /* lines are the graph's, as saved */
+	bool found;            /* a saved state was there at start */
+	unsigned nns;          /* namespace lines among them (nsstate.c) */
+};
+
 struct broker {
 	struct graph g;
 	struct ns *ns;
 	struct handle *by_seq, *by_kid;
+	struct ptrtab {        /* the handles by their mount's address */
+		struct handle **v;   /* open addressing, linear probing */
+		size_t cap, n;       /* cap: 0 or a power of two */
+	} by_ptr;
 	struct devref *devs;
 	struct jail *jails;
 	unsigned jails_high;   /* count them again past this many */
@@ -109,6 +133,7 @@ struct broker {
 	int watch;             /* /proc/self/mountinfo, polled for changes */
 	struct fusetab *tab;   /* the served mount tables, NULL: snapshots */
 	struct intent intent;
+	struct stcache st;
 	bool stop;
 };
 
@@ -141,6 +166,7 @@ int handle_set(struct broker *b, struct mount *m, int fd, int kid,
 void handle_rekey(struct broker *b);
 struct handle *handle_of(const struct broker *b, const struct mount *m);
 struct mount *mount_of_kid(const struct broker *b, int kid);
+struct mount *mount_at_ptr(const struct broker *b, const void *p);
 void handle_drop(struct broker *b, struct handle *h);
 struct fs *fs_of_dev(const struct broker *b, dev_t dev);
 int named_top(struct broker *b, struct named *n);
@@ -219,6 +245,7 @@ void fault_arm(void);
 void fault_caller(pid_t pid);
 void fault_step(void);
 void fault_copy(void);
+bool fault_compact(void);
 
 /* recover.c */
 int intent_recover(struct broker *b);
@@ -232,10 +259,36 @@ int walk_path(const char *path);  /* recmove.c: O_PATH, following no symlink */
 bool busy(void *ctx, const struct mount *m);
 
 /* state.c */
-int state_save(struct broker *b);
-int state_image(struct broker *b, FILE *f);
-int state_write(struct broker *b, const char *body, size_t len);
+int state_full(struct broker *b);
+void state_ns_ops(struct broker *b, FILE *f);
 int state_load(struct broker *b);
+int kid_of(const struct broker *b, const struct mount *m);
+void put_tree(struct broker *b, FILE *f, struct mount *top, bool graph,
+	      unsigned seen);
+bool put_children_of(const struct broker *b, FILE *f, const struct mount *m,
+		     const char *prefix);
+
+/* stload.c */
+int state_ordered(struct broker *b, FILE *f);
+
+/* stdelta.c */
+int state_delta(struct broker *b, FILE *f, bool graph);
+int state_save(struct broker *b);
+
+/* stcache.c */
+const struct stline *cache_get(const struct stcache *c, const char *key);
+int cache_apply(struct stcache *c, const char *body, size_t len);
+void cache_clear(struct stcache *c);
+void cache_tree(const struct stcache *c, unsigned tag,
+		void (*fn)(void *ctx, const struct stline *l), void *ctx);
+void cache_put(const struct stcache *c, FILE *f);
+int cache_snapshot(struct broker *b);
+void state_close(struct broker *b);
+int cache_read_snapshot(struct broker *b);
+int journal_append(struct broker *b, const char *body, size_t len,
+		   unsigned long long serial);
+int journal_read(struct broker *b, bool apply);
+bool journal_full(const struct broker *b);
 
 /* statedir.c */
 int statedir_prepare(struct broker *b);
@@ -285,7 +338,7 @@ int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 	    unsigned long long *num);
 void ns_tick(struct broker *b);
 /* nsstate.c: the namespaces in the state file (state.c) */
-void nsstate_put(struct broker *b, FILE *f, bool graph);
+void nsstate_put(struct broker *b, FILE *f, const char *pre);
 bool nsstate_line(const char *line);
 void nsstate_load(struct broker *b, char **lines, size_t n);
 

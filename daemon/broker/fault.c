@@ -8,7 +8,8 @@
  * of the intent or the state (half of it written); fail:K makes that
  * write fail with ENOSPC instead; copy:K right after the kernel bound the
  * K-th copy made straight on its place (copy.c), before its record says
- * so.  file:PATH reads such a spec from PATH when a plan starts, one of
+ * so; ",compact" after any of them compacts the journal after every
+ * record, so that the snapshot's write is one of the K.  file:PATH reads such a spec from PATH when a plan starts, one of
  * no step included (request.c, apply_plan()), and removes PATH, counting
  * from there the requests of the process that made that one (mount(8)'s
  * second call counts, a later tool's look at the views does not): a
@@ -31,6 +32,7 @@ static struct {
 	pid_t cur, armed;      /* file: the caller served now, the one whose
 				  request took the spec: only its requests
 				  count (not a test's later look at views) */
+	bool compact;          /* every save compacts the journal */
 } fault;
 
 /* A request from pid is being served. */
@@ -59,6 +61,14 @@ static void fault_parse(const char *spec)
 	else if (sscanf(spec, "copy:%u", &k) == 1)
 		fault.kind = 'c';
 	fault.k = k;
+	fault.compact = strstr(spec, ",compact") != NULL;
+}
+
+/* ",compact" after a spec: each record is followed by a compaction
+ * (stcache.c), so that its write too is struck. */
+bool fault_compact(void)
+{
+	return fault.compact;
 }
 
 void fault_init(void)

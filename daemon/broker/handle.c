@@ -36,6 +36,68 @@ static void devref(struct broker *b, struct handle *h, int delta)
 	}
 }
 
+/* The handles by address of their mounts (mount_at_ptr()): a table of
+ * its own rather than a uthash, whose chains a failed lookup walks whole,
+ * and most lookups fail (stdelta.c asks for each field of each place). */
+static size_t ptr_home(const struct ptrtab *t, const void *p)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+	return (size_t)(x >> 32) & (t->cap - 1);
+}
+
+static void ptr_place(struct ptrtab *t, struct handle *h)
+{
+	size_t i = ptr_home(t, h->m);
+	while (t->v[i])
+		i = (i + 1) & (t->cap - 1);
+	t->v[i] = h;
+	t->n++;
+}
+
+static int ptr_add(struct ptrtab *t, struct handle *h)
+{
+	if ((t->n + 1) * 2 > t->cap) {
+		struct ptrtab new = { .cap = t->cap ? t->cap * 2 : 1024 };
+		if (!(new.v = calloc(new.cap, sizeof *new.v)))
+			return -ENOMEM;
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->v[i])
+				ptr_place(&new, t->v[i]);
+		free(t->v);
+		*t = new;
+	}
+	ptr_place(t, h);
+	return 0;
+}
+
+/* The slot of the handle on p (of h itself, when given). */
+static size_t ptr_find(const struct ptrtab *t, const void *p,
+		       const struct handle *h)
+{
+	if (!t->cap)
+		return SIZE_MAX;
+	for (size_t i = ptr_home(t, p); t->v[i]; i = (i + 1) & (t->cap - 1))
+		if (h ? t->v[i] == h : t->v[i]->m == p)
+			return i;
+	return SIZE_MAX;
+}
+
+/* Removes slot i, moving back the entries after it that may not stay
+ * behind the hole (backward-shift deletion: no tombstones). */
+static void ptr_del(struct ptrtab *t, size_t i)
+{
+	size_t mask = t->cap - 1;
+	for (size_t j = (i + 1) & mask; t->v[j]; j = (j + 1) & mask) {
+		size_t k = ptr_home(t, t->v[j]->m);
+		if (((j - k) & mask) >= ((j - i) & mask)) {
+			t->v[i] = t->v[j];
+			i = j;
+		}
+	}
+	t->v[i] = NULL;
+	t->n--;
+}
+
 /* The kernel's creation order: the executor makes its mounts in the
  * order of its steps, which is not always the engine's (seq), and a
  * restarted broker attaches children in the kernel's order. */
@@ -55,6 +117,10 @@ int handle_put(struct broker *b, struct mount *m, int fd, int kid,
 	h->kid = kid;
 	h->dev = dev;
 	h->m = m;
+	if (ptr_add(&b->by_ptr, h)) {
+		free(h);
+		return -ENOMEM;
+	}
 	HASH_ADD(hh, b->by_seq, seq, sizeof h->seq, h);
 	HASH_ADD(hk, b->by_kid, kid, sizeof h->kid, h);
 	devref(b, h, 1);
@@ -105,6 +171,15 @@ struct handle *handle_of(const struct broker *b, const struct mount *m)
 	return h && h->fd >= 0 ? h : NULL;
 }
 
+/* The mount p is, if it is one the broker holds: p is only compared,
+ * never followed (it may point anywhere). */
+struct mount *mount_at_ptr(const struct broker *b, const void *p)
+{
+	size_t i = ptr_find(&b->by_ptr, p, NULL);
+	struct handle *h = i == SIZE_MAX ? NULL : b->by_ptr.v[i];
+	return h && h->fd >= 0 ? h->m : NULL;
+}
+
 struct mount *mount_of_kid(const struct broker *b, int kid)
 {
 	struct handle *h;
@@ -117,6 +192,9 @@ void handle_drop(struct broker *b, struct handle *h)
 	devref(b, h, -1);
 	HASH_DELETE(hh, b->by_seq, h);
 	HASH_DELETE(hk, b->by_kid, h);
+	size_t i = ptr_find(&b->by_ptr, h->m, h);
+	if (i != SIZE_MAX)
+		ptr_del(&b->by_ptr, i);
 	if (h->fd >= 0)
 		close(h->fd);
 	free(h);

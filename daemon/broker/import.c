@@ -294,6 +294,8 @@ int sync_table(struct broker *b)
 	changed += follow_moves(b, &t);
 	changed += take_new(b, &t);
 	table_free(&t);
+	if (changed)               /* saved paths too: the next save is whole */
+		b->st.valid = false;
 	return changed;
 }
 
@@ -334,6 +336,8 @@ int refresh_paths(struct broker *b)
 		free(dir);
 	}
 	table_free(&t);
+	if (changed)               /* saved paths too: the next save is whole */
+		b->st.valid = false;
 	return changed;
 }
 

@@ -10,12 +10,13 @@
  * of fixed width written in place as the step advances: "-" not begun,
  * "S <kid> <dev>" made and held (NEW, BIND), "P <top> <dev>" a BIND
  * about to be made on its place, "to", on top of mount top (copy.c),
- * "D ..." done.  A plan that
- * cannot be undone (it unmounts) also carries the state as it will leave
- * it ("image", then state lines with "= ").  The last line is "end": a
- * record without it was cut short before any step ran.  After it, one
- * line is appended for every mount the executor moves aside for the
- * time of a move (exec.c, move_to()), before it goes:
+ * "D ..." done.  A plan that cannot be undone (it unmounts) also carries
+ * what it changes in the saved state ("delta", then the journal's
+ * operations with "= ", stcache.c): as large as the change, not as the
+ * graph.  The last line is "end": a record without it was cut short
+ * before any step ran.  After it, one line is appended for every mount
+ * the executor moves aside for the time of a move (exec.c, move_to()),
+ * before it goes:
  *     aside <kid> <major:minor> <P|B> <was> <to>
  * P while it is away, B once it is back (written in place).
  *
@@ -136,6 +137,30 @@ static int put_steps(struct broker *b, FILE *f, char **to)
 	return 0;
 }
 
+/* What the plan changes in the saved state (stdelta.c), each line "= "
+ * and an operation: what recover.c appends to the journal if a crash
+ * leaves the plan to be finished.  Paths are the graph's: the plan has
+ * not run.  Only for plans whose mounts all exist before they run (no
+ * NEW or BIND: their ids are the kernel's to give). */
+static int put_delta(struct broker *b, FILE *f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *d = open_memstream(&text, &len);
+	if (!d)
+		return -ENOMEM;
+	int err = state_delta(b, d, true);
+	if (fclose(d) != 0)
+		err = err ?: -ENOMEM;
+	for (char *p = text, *nl; !err && p && *p; p = nl + 1) {
+		if (!(nl = strchr(p, '\n')))
+			break;
+		fprintf(f, "= %.*s\n", (int)(nl - p), p);
+	}
+	free(text);
+	return err;
+}
+
 static int put_record(struct broker *b, FILE *f)
 {
 	struct graph *g = &b->g;
@@ -145,8 +170,8 @@ static int put_record(struct broker *b, FILE *f)
 	fprintf(f, "libshare-intent 1 %llu %zu\n", b->intent.serial, g->nsteps);
 	int err = put_steps(b, f, to);
 	if (!err && !plan_undoable(g)) {
-		fputs("image\n", f);
-		err = state_image(b, f);
+		fputs("delta\n", f);
+		err = put_delta(b, f);
 	}
 	fputs("end\n", f);
 	for (size_t i = 0; i < g->nsteps; i++)
@@ -166,7 +191,9 @@ int intent_begin(struct broker *b)
 	int err;
 	if (in->fd < 0)
 		return -EBADF;
-	if (in->behind && (err = state_save(b)))
+	/* the record's delta is against the saved state: it must be the
+	 * graph's before the plan (a save behind is written whole) */
+	if ((in->behind || !b->st.valid) && (err = state_full(b)))
 		return err;
 	in->behind = false;
 	if (b->g.nsteps > in->nslot) {

@@ -60,11 +60,10 @@ static void put_tokens(FILE *f, const struct nsrec *n, unsigned id,
 	}
 }
 
-/* The namespaces of the graph (graph: as the open plan leaves it, for
- * intent.c's image; a namespace the plan frees is no longer listed). */
-void nsstate_put(struct broker *b, FILE *f, bool graph)
+/* The namespaces of the graph, each line after pre (a namespace the open
+ * plan frees is no longer listed). */
+void nsstate_put(struct broker *b, FILE *f, const char *pre)
 {
-	const char *pre = graph ? "= " : "";
 	for (struct list *l = b->g.nss.next; l != &b->g.nss; l = l->next) {
 		struct ns *ns = list_entry(l, struct ns, link);
 		struct nsrec *n = rec_find(ns);

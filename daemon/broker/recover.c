@@ -3,16 +3,18 @@
  * imported, so that the graph learns the kernel as one of the two
  * outcomes: the request done, with all its propagation, or not at all.
  *
- * A record the state file names (its "# plan N") was kept and saved: it
- * only goes.  Otherwise the steps marked done, and the one in flight if
+ * A record whose plan the saved state names (the serial of the journal's
+ * last record, or the snapshot's "# plan N") was kept and saved: it only
+ * goes.  Otherwise the steps marked done, and the one in flight if
  * the kernel shows it happened, are undone in reverse order: new mounts
  * detached, moved ones moved back.  A plan that unmounted something
  * cannot be undone: it is finished (the rest of its unmounts and moves),
- * and the state it leaves, which its record carries, becomes the state
- * file.  Last, a mount the executor had moved aside for the time of a
- * move (exec.c, move_to(): an "aside" line after "end", P until it is
- * back) returns to its place: the steps undone or finished first reach
- * their places under it.  The moves themselves are recmove.c's.
+ * and what it changes in the state, which its record carries, is
+ * appended to the journal (stcache.c).  Last, a mount the executor had
+ * moved aside for the time of a move (exec.c, move_to(): an "aside" line
+ * after "end", P until it is back) returns to its place: the steps undone
+ * or finished first reach their places under it.  The moves themselves
+ * are recmove.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,8 +36,8 @@ struct record {
 	size_t n;
 	struct rstep *a;       /* the mounts moved aside, in their order */
 	size_t na, capa;
-	char *image;           /* the state lines, "= " taken off */
-	size_t nimage;
+	char *delta;           /* its operations, "= " taken off */
+	size_t ndelta;
 };
 
 static int kind_of(const char *name)
@@ -116,23 +118,23 @@ static int parse(char *text, struct record *r)
 {
 	char *save = NULL, *line = strtok_r(text, "\n", &save);
 	size_t want;
-	bool image = false, end = false;
+	bool delta = false, end = false;
 	if (!line || sscanf(line, "libshare-intent 1 %llu %zu", &r->serial,
 			    &want) != 2 || want > 1000000)
 		return -EINVAL;
 	if (!(r->s = calloc(want + 1, sizeof *r->s)) ||
-	    !(r->image = malloc(strlen(save ? save : "") + 1)))
+	    !(r->delta = malloc(strlen(save ? save : "") + 1)))
 		return -ENOMEM;
-	r->image[0] = '\0';
+	r->delta[0] = '\0';
 	while (!end && (line = strtok_r(NULL, "\n", &save))) {
 		if (strcmp(line, "end") == 0)
 			end = true;
-		else if (strcmp(line, "image") == 0)
-			image = true;
-		else if (image && strncmp(line, "= ", 2) == 0)
-			r->nimage += (size_t)sprintf(r->image + r->nimage,
+		else if (strcmp(line, "delta") == 0)
+			delta = true;
+		else if (delta && strncmp(line, "= ", 2) == 0)
+			r->ndelta += (size_t)sprintf(r->delta + r->ndelta,
 						     "%s\n", line + 2);
-		else if (image || r->n >= want ||
+		else if (delta || r->n >= want ||
 			 parse_step(line, &r->s[r->n++]) < 0)
 			return -EINVAL;
 	}
@@ -227,28 +229,31 @@ static void resolve_plan(struct broker *b, struct record *r)
 	}
 	finish(b, r, done);
 	put_back(b, r);
-	unsigned long long serial = b->intent.serial;
-	b->intent.serial = r->serial;
-	if (state_write(b, r->image, r->nimage) < 0)
+	if (journal_append(b, r->delta, r->ndelta, r->serial) < 0)
 		log_msg(LOG_ERR, "recovery: the state the plan left cannot be "
 			"written: its propagation is lost");
-	b->intent.serial = serial;
 }
 
-/* The plan the state file holds ("# plan N", state.c), 0 if none. */
-static unsigned long long state_plan(const struct broker *b)
+/* The last plan the saved state holds: the journal's last whole record
+ * (stcache.c), else the snapshot's "# plan N"; 0 if none.  The journal
+ * is cut after its last whole record, for what recovery appends. */
+static unsigned long long state_plan(struct broker *b)
 {
 	char path[4200], line[128];
 	unsigned long long n = 0;
 	snprintf(path, sizeof path, "%s/state", b->state_dir);
 	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fgets(line, sizeof line, f) && fgets(line, sizeof line, f) &&
-	    sscanf(line, "# plan %llu", &n) != 1)
+	if (f && (!fgets(line, sizeof line, f) ||
+		  !fgets(line, sizeof line, f) ||
+		  sscanf(line, "# plan %llu", &n) != 1))
 		n = 0;
-	fclose(f);
-	return n;
+	if (f)
+		fclose(f);
+	b->st.serial = n;
+	if (journal_read(b, false) < 0)
+		log_msg(LOG_WARNING, "%s/journal: cannot be read",
+			b->state_dir);
+	return b->st.serial;
 }
 
 /* The whole file, NUL-terminated (NULL: empty, unreadable). */
@@ -278,6 +283,7 @@ int intent_recover(struct broker *b)
 	char *path;
 	fault_init();
 	b->intent.fd = -1;
+	b->st.jfd = -1;
 	if (mkdir(b->state_dir, 0700) < 0 && errno != EEXIST)
 		return -errno;         /* statedir.c's check comes later */
 	if (asprintf(&path, "%s/intent", b->state_dir) < 0)
@@ -304,7 +310,7 @@ int intent_recover(struct broker *b)
 	}
 	free(r.s);
 	free(r.a);
-	free(r.image);
+	free(r.delta);
 	free(text);
 	free(path);
 	if (err && fd >= 0)

@@ -337,6 +337,11 @@ static void start_graph(struct broker *b, const struct setup *s)
 	if ((err = state_load(b)) < 0)
 		fprintf(stderr, "sharebrokerd: %s/state: %s\n", b->state_dir,
 			strerror(-err));
+	/* the saved state as the graph has it now, whole: later saves
+	 * journal what each request changes from it (without one, the
+	 * first save is whole) */
+	if (err > 0)
+		state_full(b);
 }
 
 int main(int argc, char **argv)
@@ -395,6 +400,7 @@ int main(int argc, char **argv)
 		return EXIT_FAIL;
 	server_loop(&b);
 	close(b.listen_fd);
+	state_close(&b);
 	log_msg(LOG_INFO, "stopped: every mount stays where it is");
 	pidfile_remove(&s->pid);
 	return 0;

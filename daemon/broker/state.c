@@ -18,10 +18,14 @@
  *        <root place's mount id> <root place, escaped>
  *     nstoken <number, 0: the broker's own> <socket inode> <member 0|1>
  *        <uid> <place's mount id> <place, escaped>
- * after the magic line, "# plan N": the last plan it holds (recover.c);
- * readers skip it, as any line that is not a mount's (a broker older than
- * the ns lines skips them too: its copies' mounts become its own, as
- * they did before these lines, so the format stays 2).
+ * (a broker older than the ns lines skips them: its copies' mounts become
+ * its own, as they did before these lines, so the format stays 2).
+ * The lines are kept as a snapshot, "state" (the magic line, "# plan N":
+ * the last plan it holds, recover.c; readers skip any line that is not a
+ * mount's), and a journal of what each request changed since, "journal"
+ * (stcache.c); a request's record is written by stdelta.c, a whole save
+ * here.  A line is keyed by its first word, a number, or else its first
+ * two words: a new kind of line ("<kind> <id> ...") journals unchanged.
  * A line whose mount id now names another mount (not the same superblock,
  * root and place) is dropped: that mount went while the broker was away,
  * and the kernel gave its id to another.
@@ -37,9 +41,7 @@
 #include "mtparse.h"
 #include "vec.h"
 
-#define MAGIC "libshare-state 2"
-
-static int kid_of(const struct broker *b, const struct mount *m)
+int kid_of(const struct broker *b, const struct mount *m)
 {
 	const struct handle *h = m ? handle_of(b, m) : NULL;
 	return h ? h->kid : 0;
@@ -56,10 +58,11 @@ static bool where(const struct handle *h, char *buf, size_t size)
 	return ok;
 }
 
-/* One line; the path where the kernel has m now, or with graph where the
- * graph puts it (an image of a plan not carried out yet, intent.c). */
+/* One line, as the operation that sets it (stcache.c): the path where
+ * the kernel has m now, or with graph where the graph puts it (the state
+ * as a plan not carried out yet will leave it, intent.c). */
 static void put_mount(const struct broker *b, FILE *f, const struct mount *m,
-		      bool graph)
+		      bool graph, unsigned tag)
 {
 	const struct handle *h = handle_of(b, m);
 	/* a namespace copy's mounts, too, where the kernel will have them */
@@ -68,10 +71,8 @@ static void put_mount(const struct broker *b, FILE *f, const struct mount *m,
 		goto out;
 	if (p)
 		strcpy(path, p);
-	if (graph)
-		fputs("= ", f);
-	fprintf(f, "%d %u:%u %u %d %d ", h->kid, major(h->dev), minor(h->dev),
-		m->group, kid_of(b, m->master), m->unbindable);
+	fprintf(f, "+ %u %d %u:%u %u %d %d ", tag, h->kid, major(h->dev),
+		minor(h->dev), m->group, kid_of(b, m->master), m->unbindable);
 	put_escaped(f, m->root);
 	fputc(' ', f);
 	put_escaped(f, path);
@@ -100,28 +101,50 @@ static bool reordered(const struct broker *b, const struct mount *m)
 }
 
 /* "children <kid> <kid>...": a parent and its children in list order,
- * for each parent whose order the import cannot guess (an older broker
- * skips these lines: they have not its 8 fields). */
-static void put_children(const struct broker *b, FILE *f)
+ * when the import cannot guess that order (an older broker skips these
+ * lines: they have not its 8 fields); false when m needs none. */
+bool put_children_of(const struct broker *b, FILE *f, const struct mount *m,
+		     const char *prefix)
 {
-	for (struct list *l = b->g.order.next; l != &b->g.order; l = l->next) {
-		const struct mount *m = list_entry(l, struct mount, order);
-		if (!handle_of(b, m) || !reordered(b, m))
-			continue;
-		fprintf(f, "children %d", kid_of(b, m));
-		for (const struct list *c = m->mounts.next; c != &m->mounts;
-		     c = c->next)
-			fprintf(f, " %d", kid_of(b, list_entry(c, struct mount,
-							      child)));
-		fputc('\n', f);
+	if (!handle_of(b, m) || m->dead || !reordered(b, m))
+		return false;
+	fprintf(f, "%schildren %d", prefix, kid_of(b, m));
+	for (const struct list *c = m->mounts.next; c != &m->mounts;
+	     c = c->next)
+		fprintf(f, " %d", kid_of(b, list_entry(c, struct mount, child)));
+	fputc('\n', f);
+	return true;
+}
+
+/* The lines of top's propagation tree, peer rings and slave lists in
+ * order: state_load() appends in line order, and the order of a slave
+ * list is the order in which the copies of a propagation are made.  Its
+ * mounts are stamped seen; the tree gets a tag of its own (stcache.c). */
+void put_tree(struct broker *b, FILE *f, struct mount *top, bool graph,
+	      unsigned seen)
+{
+	unsigned tag = ++b->st.tags ?: ++b->st.tags;
+	for (struct mount *p = top; p; p = propagation_next(p, top)) {
+		p->stamp = seen;
+		if (handle_of(b, p) && !p->dead)
+			put_mount(b, f, p, graph, tag);
 	}
 }
 
-/* Every mount that propagates, each propagation tree whole, peer rings
- * and slave lists in order: state_load() appends in line order, and the
- * order of a slave list is the order in which the copies of a propagation
- * are made.  The state proper (not an image) adds its children lines. */
-static void put_all(struct broker *b, FILE *f, bool graph)
+/* The namespaces' lines as operations (stcache.c): those saved go, the
+ * graph's are set; nothing to do while there are none. */
+void state_ns_ops(struct broker *b, FILE *f)
+{
+	for (const struct stline *l = b->st.lines; b->st.nns && l;
+	     l = l->hh.next)
+		if (nsstate_line(l->line))
+			fprintf(f, "- %s\n", l->line);
+	nsstate_put(b, f, "+ 0 ");
+}
+
+/* Every mount that propagates, each propagation tree whole, the
+ * children lines and the namespaces'. */
+static void put_all(struct broker *b, FILE *f)
 {
 	unsigned seen = ++b->g.stamp;
 	for (struct list *l = b->g.order.next; l != &b->g.order; l = l->next) {
@@ -129,74 +152,30 @@ static void put_all(struct broker *b, FILE *f, bool graph)
 		if (m->stamp == seen || m->master ||
 		    !(m->group || m->unbindable))
 			continue;
-		for (struct mount *p = m; p; p = propagation_next(p, m)) {
-			p->stamp = seen;
-			if (handle_of(b, p))
-				put_mount(b, f, p, graph);
-		}
+		put_tree(b, f, m, false, seen);
 	}
-	if (!graph)
-		put_children(b, f);
-	nsstate_put(b, f, graph);
+	for (struct list *l = b->g.order.next; l != &b->g.order; l = l->next) {
+		put_children_of(b, f, list_entry(l, struct mount, order),
+				"+ 0 ");
+	}
+	nsstate_put(b, f, "+ 0 ");
 }
 
-/* The state as the open plan will leave it, each line "= " and a state
- * line, paths from the graph: what recover.c writes as the state file if
- * a crash leaves the plan to be finished.  Only for plans whose mounts
- * all exist before they run (no NEW or BIND: their ids are the kernel's
- * to give). */
-int state_image(struct broker *b, FILE *f)
-{
-	put_all(b, f, true);
-	return ferror(f) ? -EIO : 0;
-}
-
-/* body as the state file, atomically (a new file renamed over the old).
- * Its plan line says which recorded plan it holds (recover.c). */
-int state_write(struct broker *b, const char *body, size_t len)
-{
-	char *tmp, *path, head[80];
-	int err = 0, fd;
-	if (asprintf(&path, "%s/state", b->state_dir) < 0)
-		return -ENOMEM;
-	if (asprintf(&tmp, "%s.new", path) < 0) {
-		free(path);
-		return -ENOMEM;
-	}
-	int n = snprintf(head, sizeof head, MAGIC "\n# plan %llu\n",
-			 b->intent.serial);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0) {
-		err = -errno;
-	} else {
-		err = save_put(fd, head, (size_t)n) ?:
-		      save_put(fd, body, len);
-		if (close(fd) < 0 && !err)
-			err = -errno;
-		if (!err && rename(tmp, path) < 0)
-			err = -errno;
-		if (err)
-			unlink(tmp);   /* what it took goes back */
-	}
-	if (err)
-		log_msg(LOG_WARNING, "%s: %s", path, strerror(-err));
-	free(tmp);
-	free(path);
-	return err;
-}
-
-/* Writes the state file: a line per mount that propagates. */
-int state_save(struct broker *b)
+/* The whole state written again from the graph, as the snapshot. */
+int state_full(struct broker *b)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	if (!f)
 		return -ENOMEM;
-	put_all(b, f, false);
-	int err = fclose(f) == 0 ? state_write(b, text, len) : -ENOMEM;
+	put_all(b, f);
+	cache_clear(&b->st);
+	int err = fclose(f) == 0 ? cache_apply(&b->st, text, len) : -ENOMEM;
 	free(text);
+	b->st.serial = b->intent.serial;
+	err = err ?: cache_snapshot(b);
+	b->st.valid = !err;
 	return err;
 }
 
@@ -270,27 +249,42 @@ static void restore_children(struct broker *b, char *line)
 	free(v);
 }
 
-/* Reads the state file back into the freshly imported graph. */
+/* The saved lines: the snapshot, then the journal's records (stcache.c),
+ * as one text to read. */
+static FILE *saved_lines(struct broker *b, char **text)
+{
+	size_t len = 0;
+	FILE *f;
+	cache_clear(&b->st);
+	b->st.serial = 0;
+	int r = cache_read_snapshot(b);
+	if (r < 0 || journal_read(b, r != 1) < 0 ||
+	    !(f = open_memstream(text, &len)))
+		return NULL;
+	b->st.found = r == 2 || b->st.jlen > 0;
+	int err = state_ordered(b, f);
+	if (fclose(f) != 0 || err)
+		return NULL;
+	cache_clear(&b->st);       /* state_full() follows */
+	return fmemopen(*text, len ? len : 1, "r");
+}
+
+/* Reads the state back into the freshly imported graph: 1 when there was
+ * one, 0 when none. */
 int state_load(struct broker *b)
 {
-	char *path;
 	size_t n;
-	if (asprintf(&path, "%s/state", b->state_dir) < 0)
+	char *text = NULL;
+	FILE *f = saved_lines(b, &text);
+	if (!f) {
+		free(text);
 		return -ENOMEM;
-	FILE *f = fopen(path, "re");
-	free(path);
-	if (!f)
-		return errno == ENOENT ? 0 : -errno;
-	char magic[64];
-	if (!fgets(magic, sizeof magic, f) || strcmp(magic, MAGIC "\n") != 0) {
-		fclose(f);             /* another format, or no state at all */
-		statedir_set_aside(b, "not a state file of format 2");
-		return 0;
 	}
 	char **kids;
 	size_t nk;
 	struct saved *v = read_state(f, &n, &kids, &nk);
 	fclose(f);
+	free(text);
 	bool check = b->g.check;
 	int err = 0;
 	b->g.check = false;
@@ -323,5 +317,5 @@ int state_load(struct broker *b)
 		free(kids[i]);
 	free(kids);
 	free(v);
-	return err;
+	return err ?: b->st.found;
 }

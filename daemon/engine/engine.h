@@ -257,6 +257,9 @@ struct mount *next_peer(const struct mount *m);
  * slaves in list order: the mount after m, NULL at the end. */
 struct mount *propagation_next(struct mount *m, struct mount *origin);
 
+/* journal.c: each place the open plan wrote (its undo records'). */
+void plan_writes(const struct graph *g, void (*fn)(void *ctx, void *slot),
+		 void *ctx);
 /* plan.c: plan_begin() cannot fail (a checker that cannot start makes
  * plan_commit() fail with -ENOMEM instead). */
 void plan_begin(struct graph *g);

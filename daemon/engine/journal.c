@@ -127,6 +127,17 @@ int jlist_del_init(struct graph *g, struct list *n)
 	return 0;
 }
 
+/* Every place of the graph the open plan wrote, oldest first: what a
+ * caller needs to learn which objects the plan changed (the broker saves
+ * only those, state.c).  A place written twice is told twice. */
+void plan_writes(const struct graph *g, void (*fn)(void *ctx, void *slot),
+		 void *ctx)
+{
+	for (size_t i = 0; i < g->nundo; i++)
+		if (g->undo[i].kind != U_CALL)
+			fn(ctx, g->undo[i].slot);
+}
+
 static void undo_one(struct graph *g, struct undo *u)
 {
 	switch (u->kind) {

@@ -20,7 +20,9 @@ col() {
 # broker was never stopped and outlived every run).
 broker_pid() {
 	local p
-	p=$(cat "$state/sharebrokerd.pid" 2>/dev/null)
+	# the broker's own: holder.pid ("PID FD") names its holder, and
+	# sorts first where covered mounts make the broker start one
+	p=$(cat "$state"/sharebrokerd.pid 2>/dev/null | head -1)
 	[[ $p && -d /proc/$p ]] && echo "$p"
 }
 

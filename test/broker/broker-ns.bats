@@ -27,12 +27,17 @@ ns() {
 # listing them forgets those no process lives in any more (policy.c), as
 # ns_all_gone's status does before the second picture.  The state file's
 # "# plan N" names the last plan recorded (intent.c), and a namespace's
-# copy and end are plans: it moves on.
+# copy and end are plans: it moves on.  The saved state is a snapshot
+# and a journal of changes since: a clean stop writes it whole into the
+# state file (and the broker that starts again must carry on the same).
 picture() {
 	"$SHARECTL" jails
 	"$SHARECTL" graph
 	"$SHARECTL" tree
+	broker_stop
 	sed '/^# plan [0-9]*$/d' "$STATE/state"
+	[ ! -s "$STATE/journal" ] || echo "journal not empty after a stop"
+	broker_start
 	cat /proc/self/mountinfo
 	(cd "$STATE" && find . ! -name sharebrokerd.log | LC_ALL=C sort)
 }

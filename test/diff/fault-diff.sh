@@ -7,7 +7,8 @@
 # every kill point k of that command (fault-run.sh, LIBSHARE_FAULT=step:k:
 # right after the k-th step of its plan, or after a mount is moved aside
 # within a step), in the middle of each write of its saves (save:k:
-# the intent, if it has steps, then the state), and right after each copy
+# the intent, if it has steps, then the journal's record), and right
+# after each copy
 # the kernel bound straight on its place, before the record says so
 # (copy:k, copy.c), then started again; the
 # kernel's table, the files and every view (host, jails and namespaces),
