@@ -160,6 +160,8 @@ void slow_forget(void);        /* none is parked: forget the answers */
 /* handle.c */
 struct stat;
 int handle_add(struct broker *b, struct mount *m, int fd);
+struct entry;                  /* a mount of the kernel's table, held */
+void handle_import(struct broker *b, struct entry *e);
 int handle_put(struct broker *b, struct mount *m, int fd, int kid, dev_t dev);
 int handle_set(struct broker *b, struct mount *m, int fd, int kid,
 	       const struct stat *st);

@@ -207,3 +207,17 @@ void config_print(const struct config *c, FILE *out)
 	fprintf(out, "fallback = %s\ndebug = %s\n", c->fallback,
 		c->debug ? "yes" : "no");
 }
+
+/* A number the kernel shows under /proc/sys (fs.mount-max, fs.nr_open),
+ * or 0. */
+unsigned long sysctl_value(const char *path)
+{
+	unsigned long n = 0;
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%lu", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	return n;
+}

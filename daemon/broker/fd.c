@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "broker.h"
+#include "config.h"
 
 char *fd_path(int fd)
 {
@@ -63,13 +63,7 @@ int fdinfo_mnt_id(const char *fdinfo)
 void fd_raise_limit(void)
 {
 	struct rlimit r;
-	unsigned long most = 0;
-	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
-	if (f) {
-		if (fscanf(f, "%lu", &most) != 1)
-			most = 0;
-		fclose(f);
-	}
+	unsigned long most = sysctl_value("/proc/sys/fs/nr_open");
 	if (getrlimit(RLIMIT_NOFILE, &r) < 0)
 		return;
 	if (most > r.rlim_max && r.rlim_max != RLIM_INFINITY) {

@@ -4,12 +4,15 @@
  * caller's named place taken to the handle of the top of its stack.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "broker.h"
+#include "holder.h"
+#include "mtparse.h"
 
 /* The filesystem of the graph that the kernel's superblock dev is, while
  * some held mount uses it: a new mount of the same superblock (a block
@@ -244,4 +247,57 @@ int named_top(struct broker *b, struct named *n)
 	n->buf = buf;
 	n->at = (struct loc){ .m = m, .dir = buf, .file = m->file };
 	return 0;
+}
+
+/* A mount its path does not reach (covered, or under a covered one): the
+ * previous broker's holder may still have it (holder.c), or recovery,
+ * whose moves covered it (recmove.c). */
+static int from_holder(struct broker *b, struct entry *e)
+{
+	int fd = e->guessed ? -1 : recover_take(e->id, entry_dev(e));
+	if (fd < 0 && !e->guessed)
+		fd = holder_take(e->id, entry_dev(e));
+	if (fd >= 0 && fd < fd_room() && handle_add(b, e->m, fd) == 0) {
+		log_msg(LOG_DEBUG, "mount %d on %s is covered: reached through "
+			"the previous broker's holder", e->id, e->mp);
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return -ENOENT;
+}
+
+/* A mount the broker can reach by its path gets a handle: the top of its
+ * stack, when nothing covers it; a covered one, if the previous broker's
+ * holder kept it.  Others stay out of reach (logged). */
+void handle_import(struct broker *b, struct entry *e)
+{
+	int fd = open(e->mp, O_PATH | O_CLOEXEC);
+	if (fd >= 0 && fd >= fd_room()) {
+		close(fd);             /* the last ones serve the requests */
+		fd = -1;
+		errno = EMFILE;
+	}
+	if (fd >= 0 && (e->guessed ? e->top : fd_mnt_id(fd) == e->id) &&
+	    handle_add(b, e->m, fd) == 0)
+		return;
+	if (fd >= 0)
+		close(fd);
+	bool starved = fd < 0 && (errno == EMFILE || errno == ENFILE);
+	if (!starved && from_holder(b, e) == 0)
+		return;
+	if (starved) {
+		if (!b->fd_starved++)
+			log_msg(LOG_WARNING, "the descriptor limit (%d) is "
+				"reached: mount %d on %s and any after it are "
+				"out of the broker's reach (it holds one "
+				"descriptor per mount)", fd_room() + FD_SPARE,
+				e->id, e->mp);
+	} else {
+		log_msg(LOG_WARNING, "mount %d on %s is covered: out of the "
+			"broker's reach; requests that would unmount it, move "
+			"it or propagate to or from it fail with EIO until "
+			"what covers it goes", e->id, e->mp);
+	}
+	handle_put(b, e->m, -1, e->id, entry_dev(e));
 }

@@ -1,5 +1,5 @@
-/* import.c: the host's mount table as the broker's first graph, and the
- * handles that keep every mount reachable.
+/* import.c: the host's mount table as the broker's first graph (each
+ * mount held, handle.c), and the graph kept in step with the table.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "broker.h"
-#include "holder.h"
 #include "mtparse.h"
 #include "vec.h"
 
@@ -52,59 +51,6 @@ static char *dir_in(const struct entry *parent, const char *mp)
 		     "" : parent->m->root, rel) < 0)
 		return NULL;
 	return d;
-}
-
-/* A mount its path does not reach (covered, or under a covered one): the
- * previous broker's holder may still have it (holder.c), or recovery,
- * whose moves covered it (recmove.c). */
-static int from_holder(struct broker *b, struct entry *e)
-{
-	int fd = e->guessed ? -1 : recover_take(e->id, entry_dev(e));
-	if (fd < 0 && !e->guessed)
-		fd = holder_take(e->id, entry_dev(e));
-	if (fd >= 0 && fd < fd_room() && handle_add(b, e->m, fd) == 0) {
-		log_msg(LOG_DEBUG, "mount %d on %s is covered: reached through "
-			"the previous broker's holder", e->id, e->mp);
-		return 0;
-	}
-	if (fd >= 0)
-		close(fd);
-	return -ENOENT;
-}
-
-/* A mount the broker can reach by its path gets a handle: the top of its
- * stack, when nothing covers it; a covered one, if the previous broker's
- * holder kept it.  Others stay out of reach (logged). */
-static void hold(struct broker *b, struct entry *e)
-{
-	int fd = open(e->mp, O_PATH | O_CLOEXEC);
-	if (fd >= 0 && fd >= fd_room()) {
-		close(fd);             /* the last ones serve the requests */
-		fd = -1;
-		errno = EMFILE;
-	}
-	if (fd >= 0 && (e->guessed ? e->top : fd_mnt_id(fd) == e->id) &&
-	    handle_add(b, e->m, fd) == 0)
-		return;
-	if (fd >= 0)
-		close(fd);
-	bool starved = fd < 0 && (errno == EMFILE || errno == ENFILE);
-	if (!starved && from_holder(b, e) == 0)
-		return;
-	if (starved) {
-		if (!b->fd_starved++)
-			log_msg(LOG_WARNING, "the descriptor limit (%d) is "
-				"reached: mount %d on %s and any after it are "
-				"out of the broker's reach (it holds one "
-				"descriptor per mount)", fd_room() + FD_SPARE,
-				e->id, e->mp);
-	} else {
-		log_msg(LOG_WARNING, "mount %d on %s is covered: out of the "
-			"broker's reach; requests that would unmount it, move "
-			"it or propagate to or from it fail with EIO until "
-			"what covers it goes", e->id, e->mp);
-	}
-	handle_put(b, e->m, -1, e->id, entry_dev(e));
 }
 
 /* The superblocks met so far (an entry's "major:minor"), each with its
@@ -153,7 +99,7 @@ static int attach_all(struct broker *b, struct entry *v, size_t n,
 				err = -EINVAL;
 				break;
 			}
-			hold(b, &v[i]);
+			handle_import(b, &v[i]);
 			done++;
 			progress = true;
 		}
@@ -275,7 +221,7 @@ static int take_new(struct broker *b, const struct table *t)
 					    flags_named(&mnt_flag_table, e->opts));
 			free(dir);
 			if (e->m)
-				hold(b, e);
+				handle_import(b, e);
 			more = changed += e->m != NULL;
 		}
 	}

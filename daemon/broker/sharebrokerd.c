@@ -57,19 +57,6 @@ static void die(int code, const char *fmt, ...)
 	exit(code);
 }
 
-/* The kernel's limit on mounts per namespace (fs.mount-max). */
-static unsigned mount_max(void)
-{
-	unsigned n = 0;
-	FILE *f = fopen("/proc/sys/fs/mount-max", "re");
-	if (f) {
-		if (fscanf(f, "%u", &n) != 1)
-			n = 0;
-		fclose(f);
-	}
-	return n;
-}
-
 static void usage(FILE *out, int code)
 {
 	fprintf(out,
@@ -273,7 +260,8 @@ static void check_log(const struct setup *s)
  * mounts already there would leave the graph past it from the start. */
 static int set_limit(struct broker *b, unsigned max)
 {
-	unsigned limit = max ? max : mount_max();
+	unsigned limit = max ? max :
+			 (unsigned)sysctl_value("/proc/sys/fs/mount-max");
 	if (limit && limit < b->ns->count)
 		return -ERANGE;
 	b->g.max_mounts = limit ? limit : b->g.max_mounts;
