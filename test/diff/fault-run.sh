@@ -64,6 +64,16 @@ broker_alive() {
 		grep -qF -- "--socket $sock "
 }
 
+# The brokers listening on this run's socket, by their command lines:
+# what a status that did not answer in time cannot name.
+socket_pids() {
+	local c
+	for c in /proc/[0-9]*/cmdline; do
+		tr '\0' ' ' <"$c" 2>/dev/null | grep -qF -- "--socket $sock " &&
+			{ c=${c#/proc/}; echo "${c%/cmdline}"; }
+	done
+}
+
 # start [ENV...]: a broker on the sandbox's state directory; its pid.
 start() {
 	env "$@" "$LEGACY_SIM" "$SHAREBROKERD" --socket "$sock" \
@@ -71,6 +81,7 @@ start() {
 		return 1
 	broker=$(timeout 10 "$SHARECTL" --socket "$sock" status |
 		grep -o '[0-9]\+' | head -1)
+	broker_alive || broker=$(socket_pids | head -1)
 	broker_alive || broker=
 }
 
@@ -108,6 +119,9 @@ cleanup() {
 		kill "$i" 2>/dev/null
 	done <"$nsfile"
 	stop_broker
+	for i in $(socket_pids); do   # one a slow status left unnamed
+		kill -KILL "$i" 2>/dev/null
+	done
 	end_holders "$state"   # the last broker's holder keeps covered mounts
 	if [[ -s $state/sharebrokerd.log ]]; then
 		echo "--- broker log"
