@@ -14,32 +14,6 @@
 #include "mtparse.h"
 #include "vec.h"
 
-static int by_id(const void *a, const void *b)
-{
-	int x = (*(struct entry *const *)a)->id, y = (*(struct entry *const *)b)->id;
-	return (x > y) - (x < y);
-}
-
-/* The table's entries sorted by mount id, so that a parent is found in
- * log n: with 100,000 mounts a linear search per entry is 10^10 steps.
- * NULL when out of memory. */
-static struct entry **index_of(struct entry *v, size_t n)
-{
-	struct entry **ix = malloc((n ? n : 1) * sizeof *ix);
-	for (size_t i = 0; ix && i < n; i++)
-		ix[i] = &v[i];
-	if (ix)
-		qsort(ix, n, sizeof *ix, by_id);
-	return ix;
-}
-
-static struct entry *find(struct entry **ix, size_t n, int id)
-{
-	struct entry key = { .id = id }, *k = &key;
-	struct entry **e = bsearch(&k, ix, n, sizeof *ix, by_id);
-	return e ? *e : NULL;
-}
-
 /* The directory of parent's filesystem that the path mp is on. */
 static char *dir_in(const struct entry *parent, const char *mp)
 {
@@ -86,7 +60,7 @@ static int attach_all(struct broker *b, struct entry *v, size_t n,
 	for (bool progress = true; progress && done < n && !err; ) {
 		progress = false;
 		for (size_t i = 0; i < n && !err; i++) {
-			struct entry *p = find(ix, n, v[i].parent);
+			struct entry *p = entry_find(ix, n, v[i].parent);
 			if (v[i].m || (p && !p->m) || (!p && done))
 				continue;
 			char *dir = p ? dir_in(p, v[i].mp) : NULL;
@@ -110,7 +84,7 @@ static int attach_all(struct broker *b, struct entry *v, size_t n,
 
 static int build(struct broker *b, struct entry *v, size_t n)
 {
-	struct entry **ix = index_of(v, n);
+	struct entry **ix = entry_index(v, n);
 	struct devfs *slots = calloc(n ? n : 1, sizeof *slots);
 	int err = ix && slots ? attach_all(b, v, n, ix, slots) : -ENOMEM;
 	free(slots);
@@ -118,39 +92,14 @@ static int build(struct broker *b, struct entry *v, size_t n)
 	return err;
 }
 
-/* The kernel's table now: its lines, an entry per line with the graph's
- * mount of its id (NULL for one the graph lacks; the entries point into
- * the lines), and the entries by id. */
-struct table {
-	char **lines;
-	struct entry *v, **ix;
-	size_t n;
-};
-
-static void table_free(struct table *t)
-{
-	free(t->ix);
-	free(t->v);
-	free_lines(t->lines, t->n);
-}
-
-/* -errno, and an empty table, when it cannot be read. */
+/* The kernel's table now (mtparse.c), each entry with the graph's mount
+ * of its id (NULL for one the graph lacks). */
 static int read_table(struct broker *b, struct table *t)
 {
-	memset(t, 0, sizeof *t);
-	int err = read_lines("/proc/self/mountinfo", &t->lines, &t->n);
-	if (err)
-		return err;
-	t->v = calloc(t->n ? t->n : 1, sizeof *t->v);
-	for (size_t i = 0; t->v && i < t->n; i++)
-		if (mt_parse_line(t->lines[i], &t->v[i]) == 0)
-			t->v[i].m = mount_of_kid(b, t->v[i].id);
-	if (!t->v || !(t->ix = index_of(t->v, t->n))) {
-		table_free(t);
-		memset(t, 0, sizeof *t);
-		return -ENOMEM;
-	}
-	return 0;
+	int err = table_read(t);
+	for (size_t i = 0; !err && i < t->n; i++)
+		t->v[i].m = mount_of_kid(b, t->v[i].id);
+	return err;
 }
 
 /* Mounts the kernel has at another place than the graph (moved behind
@@ -161,7 +110,7 @@ static int follow_moves(struct broker *b, const struct table *t)
 	int moved = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		struct entry *e = &t->v[i];
-		struct entry *p = e->m ? find(t->ix, t->n, e->parent) : NULL;
+		struct entry *p = e->m ? table_find(t, e->parent) : NULL;
 		if (!p || !p->m || !e->m->parent)
 			continue;
 		char *dir = dir_in(p, e->mp);
@@ -183,7 +132,7 @@ static int forget_gone(struct broker *b, const struct table *t)
 	int changed = 0;
 	for (struct handle *h = b->by_seq, *next; h; h = next) {
 		next = h->hh.next;
-		if (!h->m->parent || find(t->ix, t->n, h->kid))
+		if (!h->m->parent || table_find(t, h->kid))
 			continue;
 		struct mount *gone = h->m;
 		for (struct mount *q = gone; q; q = next_in_tree(q, gone)) {
@@ -209,7 +158,7 @@ static int take_new(struct broker *b, const struct table *t)
 		more = false;
 		for (size_t i = 0; i < t->n; i++) {
 			struct entry *e = &t->v[i];
-			struct entry *p = find(t->ix, t->n, e->parent);
+			struct entry *p = table_find(t, e->parent);
 			if (e->m || !p || !p->m || e->propagates)
 				continue;
 			char *dir = dir_in(p, e->mp);
@@ -273,7 +222,7 @@ int refresh_paths(struct broker *b)
 		}
 	for (size_t i = 0; i < t.n; i++) {
 		struct entry *e = &t.v[i];
-		struct entry *p = e->m ? find(t.ix, t.n, e->parent) : NULL;
+		struct entry *p = e->m ? table_find(&t, e->parent) : NULL;
 		char *dir = p && p->m && p->m == e->m->parent ?
 			    dir_in(p, e->mp) : NULL;
 		if (dir && strcmp(dir, e->m->mp) != 0)

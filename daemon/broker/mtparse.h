@@ -28,4 +28,21 @@ dev_t entry_dev(const struct entry *e);
 int read_lines(const char *path, char ***out, size_t *count);
 void free_lines(char **lines, size_t n);
 
+/* The entries by mount id (sorted pointers into v), NULL when out of
+ * memory; one of them by id, or NULL. */
+struct entry **entry_index(struct entry *v, size_t n);
+struct entry *entry_find(struct entry **ix, size_t n, int id);
+
+/* /proc/self/mountinfo read now: its lines, an entry per line (pointing
+ * into them; a line that does not parse is an entry of id 0) and the
+ * entries by id. */
+struct table {
+	char **lines;
+	struct entry *v, **ix;
+	size_t n;
+};
+int table_read(struct table *t);   /* -errno, and an empty table */
+struct entry *table_find(const struct table *t, int id);
+void table_free(struct table *t);
+
 #endif

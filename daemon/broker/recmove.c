@@ -77,20 +77,23 @@ void recover_forget(void)
 	capkept = 0;
 }
 
+/* Mount kid on dev in t, or NULL. */
+static struct entry *entry_of(const struct table *t, int kid, dev_t dev)
+{
+	struct entry *e = kid > 0 ? table_find(t, kid) : NULL;
+	return e && entry_dev(e) == dev ? e : NULL;
+}
+
 /* The kernel's line of mount kid on dev, from a fresh read: its
  * mountpoint (malloc'ed), or NULL when the kernel has no such mount. */
 char *rec_where(int kid, dev_t dev)
 {
-	char **lines, *mp = NULL;
-	size_t n;
-	struct entry e;
-	if (kid <= 0 || read_lines("/proc/self/mountinfo", &lines, &n) < 0)
+	struct table t;
+	if (kid <= 0 || table_read(&t) < 0)
 		return NULL;
-	for (size_t i = 0; i < n && !mp; i++)
-		if (mt_parse_line(lines[i], &e) == 0 && e.id == kid &&
-		    entry_dev(&e) == dev)
-			mp = strdup(e.mp);
-	free_lines(lines, n);
+	struct entry *e = entry_of(&t, kid, dev);
+	char *mp = e ? strdup(e->mp) : NULL;
+	table_free(&t);
 	return mp;
 }
 
@@ -134,28 +137,21 @@ int walk_path(const char *path)
  * mountpoint (malloc'ed, "" for none), from a fresh read; -ENOENT. */
 static int parent_of(int kid, dev_t dev, int *pid, dev_t *pdev, char **rel)
 {
-	char **lines;
-	size_t n;
+	struct table t;
 	int err = -ENOENT;
-	if (read_lines("/proc/self/mountinfo", &lines, &n) < 0)
+	if (table_read(&t) < 0)
 		return -ENOENT;
-	struct entry *v = calloc(n ? n : 1, sizeof *v), *e = NULL;
-	for (size_t i = 0; v && i < n; i++)   /* a parse cuts its line */
-		if (mt_parse_line(lines[i], &v[i]) == 0 && v[i].id == kid &&
-		    entry_dev(&v[i]) == dev)
-			e = &v[i];
-	for (size_t i = 0; e && i < n && err; i++) {
-		size_t len = strcmp(v[i].mp ? v[i].mp : "/", "/") ?
-			     strlen(v[i].mp) : 0;
-		if (v[i].id != e->parent || !v[i].mp ||
-		    strncmp(e->mp, v[i].mp, len) != 0)
-			continue;
-		*pid = v[i].id;
-		*pdev = entry_dev(&v[i]);
+	struct entry *e = entry_of(&t, kid, dev);
+	struct entry *p = e ? table_find(&t, e->parent) : NULL;
+	if (p && !p->mp)
+		p = NULL;             /* a line that did not parse */
+	size_t len = p && strcmp(p->mp, "/") ? strlen(p->mp) : 0;
+	if (p && strncmp(e->mp, p->mp, len) == 0) {
+		*pid = p->id;
+		*pdev = entry_dev(p);
 		err = (*rel = strdup(e->mp + len)) ? 0 : -ENOMEM;
 	}
-	free(v);
-	free_lines(lines, n);
+	table_free(&t);
 	return err;
 }
 
@@ -300,15 +296,14 @@ bool rec_happened(const struct rstep *s)
  * else can be its child there).  s->kid, or 0. */
 void rec_find_copy(struct rstep *s)
 {
-	char **lines;
-	size_t n;
-	struct entry e;
-	if (s->prog != 'P' || !s->to ||
-	    read_lines("/proc/self/mountinfo", &lines, &n) < 0)
+	struct table t;
+	if (s->prog != 'P' || !s->to || table_read(&t) < 0)
 		return;
-	for (size_t i = 0; i < n && !s->kid; i++)
-		if (mt_parse_line(lines[i], &e) == 0 && e.parent == s->top &&
-		    entry_dev(&e) == s->dev && strcmp(e.mp, s->to) == 0)
-			s->kid = e.id;
-	free_lines(lines, n);
+	for (size_t i = 0; i < t.n && !s->kid; i++) {
+		const struct entry *e = &t.v[i];
+		if (e->id && e->parent == s->top && entry_dev(e) == s->dev &&
+		    strcmp(e->mp, s->to) == 0)
+			s->kid = e->id;
+	}
+	table_free(&t);
 }
