@@ -274,7 +274,7 @@ bool put_children_of(const struct broker *b, FILE *f, const struct mount *m,
 int state_ordered(struct broker *b, FILE *f);
 
 /* stdelta.c */
-int state_delta(struct broker *b, FILE *f, bool graph);
+int state_delta(struct broker *b, bool graph, char **text, size_t *len);
 int state_save(struct broker *b);
 
 /* stcache.c */

@@ -144,14 +144,9 @@ static int put_steps(struct broker *b, FILE *f, char **to)
  * NEW or BIND: their ids are the kernel's to give). */
 static int put_delta(struct broker *b, FILE *f)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *d = open_memstream(&text, &len);
-	if (!d)
-		return -ENOMEM;
-	int err = state_delta(b, d, true);
-	if (fclose(d) != 0)
-		err = err ?: -ENOMEM;
+	char *text;
+	size_t len;
+	int err = state_delta(b, true, &text, &len);
 	for (char *p = text, *nl; !err && p && *p; p = nl + 1) {
 		if (!(nl = strchr(p, '\n')))
 			break;

@@ -220,11 +220,9 @@ static void write_delta(struct delta *d, FILE *f)
 	}
 }
 
-/* The operations that take the saved state to the graph's, for the open
- * plan; with graph, paths as the graph has them (the plan not carried
- * out yet: intent.c).  Lines go before lines are set, so that a kernel
- * id the plan gave again to a new mount ends with the new line. */
-int state_delta(struct broker *b, FILE *f, bool graph)
+/* Lines go before lines are set, so that a kernel id the plan gave again
+ * to a new mount ends with the new line. */
+static int put_ops(struct broker *b, FILE *f, bool graph)
 {
 	struct delta d = { .b = b, .graph = graph };
 	char *sets = NULL;
@@ -250,6 +248,22 @@ int state_delta(struct broker *b, FILE *f, bool graph)
 	return d.err ?: ferror(f) ? -EIO : 0;
 }
 
+/* The operations that take the saved state to the graph's, for the open
+ * plan, as *text (malloc'ed, the caller's to free); with graph, paths as
+ * the graph has them (the plan not carried out yet: intent.c). */
+int state_delta(struct broker *b, bool graph, char **text, size_t *len)
+{
+	*text = NULL;
+	*len = 0;
+	FILE *f = open_memstream(text, len);
+	if (!f)
+		return -ENOMEM;
+	int err = put_ops(b, f, graph);
+	if (fclose(f) != 0)
+		err = err ?: -ENOMEM;
+	return err;
+}
+
 /* The state saved, before the answer (principle 3): what the open plan
  * changed as a record of the journal, or, outside a plan (drift) and
  * after a save that failed, the whole state.  A plan with steps always
@@ -257,16 +271,11 @@ int state_delta(struct broker *b, FILE *f, bool graph)
  * (recover.c). */
 int state_save(struct broker *b)
 {
-	char *text = NULL;
-	size_t len = 0;
+	char *text;
+	size_t len;
 	if (!b->g.planning || !b->st.valid || b->intent.behind)
 		return state_full(b);
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
-		return -ENOMEM;
-	int err = state_delta(b, f, false);
-	if (fclose(f) != 0)
-		err = err ?: -ENOMEM;
+	int err = state_delta(b, false, &text, &len);
 	if (!err && (len || b->g.nsteps))
 		err = journal_append(b, text, len, b->intent.serial);
 	if (!err && cache_apply(&b->st, text, len) < 0)
