@@ -56,21 +56,23 @@ broker=
   echo "echo $spec >\"\$FAULT_FILE\""
   sed -n "${line}p" "$src"; } >"$script"
 
+# Whether process $1 is a broker on this run's socket.
+on_socket() {
+	tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF -- "--socket $sock "
+}
+
 broker_alive() {
 	local st
 	[[ $broker ]] && st=$(cat "/proc/$broker/stat" 2>/dev/null) &&
-		[[ ${st##*) } != Z* ]] &&
-		tr '\0' ' ' <"/proc/$broker/cmdline" 2>/dev/null |
-		grep -qF -- "--socket $sock "
+		[[ ${st##*) } != Z* ]] && on_socket "$broker"
 }
 
 # The brokers listening on this run's socket, by their command lines:
 # what a status that did not answer in time cannot name.
 socket_pids() {
-	local c
-	for c in /proc/[0-9]*/cmdline; do
-		tr '\0' ' ' <"$c" 2>/dev/null | grep -qF -- "--socket $sock " &&
-			{ c=${c#/proc/}; echo "${c%/cmdline}"; }
+	local p
+	for p in /proc/[0-9]*; do
+		on_socket "${p#/proc/}" && echo "${p#/proc/}"
 	done
 }
 
