@@ -12,9 +12,10 @@
 # '$B' ('$B/j1'), which is expanded to the sandbox path here, or "NAME:/",
 # the whole of a namespace the script made with "unshare NAME".
 #
-# Everything happens in a private mount namespace: a fresh one, unless
-# LIBSHARE_DIFF_NS=1 says the caller (run-diff.sh) already made one. The
-# sandbox is a tmpfs named BASE on a mktemp directory, made private, exactly
+# Everything happens in a fresh private mount namespace of its own, even
+# under run-diff.sh's: a broker run started meanwhile copies its caller's
+# namespace, and must not inherit this sandbox, which vanishes from under it
+# (rmdir detaches a mountpoint's mounts in every namespace). The sandbox is a tmpfs named BASE on a mktemp directory, made private, exactly
 # what sharedry models with --base. Nothing stays mounted afterwards.
 #
 # Environment: DIFF_BIN (dir of spy.so and lsview; default: this script's
@@ -30,9 +31,11 @@ if (($# < 1)); then
 	echo "usage: native-run.sh SCRIPT VIEW..." >&2
 	exit 2
 fi
-if [[ ${LIBSHARE_DIFF_NS:-} != 1 ]]; then
-	LIBSHARE_DIFF_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+if [[ ${NATIVE_RUN_NS:-} != $$ ]]; then
+	# exec keeps the pid: the mark says "this very process unshared"
+	NATIVE_RUN_NS=$$ exec unshare -m --propagation private bash "$0" "$@"
 fi
+unset NATIVE_RUN_NS
 # We mount as root: refuse to do it in the host's namespace.
 if [[ $(readlink /proc/self/ns/mnt) == $(readlink /proc/1/ns/mnt) ]]; then
 	echo "native-run.sh: not in a private mount namespace" >&2
