@@ -31,6 +31,8 @@
 # SHAREBROKERD, SHARECTL, LIBSHARE_SO, LEGACY_SIM.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/holder.bash
+source "$here/../lib/holder.bash"
 bindir=${DIFF_BIN:-$here}
 top=$here/../..
 SHAREBROKERD=${SHAREBROKERD:-$top/daemon/sharebrokerd}
@@ -69,15 +71,6 @@ nsfile=$dir.ns                 # "NAME PID" of the namespaces' keepers
 sock=@libshare-diff-$$
 broker=
 
-# The holder the last broker left (sharebrokerd: holder.c), if it is
-# still one: it keeps covered mounts, and this namespace with them.
-holder_of_run() {
-	local pid comm
-	read -r pid _ <"$state/holder.pid" 2>/dev/null &&
-		read -r comm <"/proc/$pid/comm" 2>/dev/null &&
-		[[ $comm == sharebrokerhold ]] && echo "$pid"
-}
-
 # The keeper of namespace NAME:/ (native.sh's unshare).
 keeper() {
 	awk -v n="${1%:/}" '$1 == n { print $2 }' "$nsfile"
@@ -95,12 +88,11 @@ broker_alive() {
 # SIGTERM ends its loop; a broker stuck elsewhere gets SIGKILL after 5 s.
 # It is no child of ours (it detached): poll until it is gone.
 stop_broker() {
-	local i hold
+	local i
 	# restarts (BROKER_RESTART) change the pid: the pidfile has the last
 	[[ -r $state/sharebrokerd.pid ]] && read -r broker <"$state/sharebrokerd.pid"
 	[[ $broker ]] || broker=$(pgrep -f -- "--socket $sock --state-dir" | head -1)
-	hold=$(holder_of_run)
-	[[ $hold ]] && kill -KILL "$hold" 2>/dev/null
+	end_holders "$state"  # the last broker's: it keeps covered mounts
 	broker_alive || return 0
 	kill "$broker" 2>/dev/null
 	for ((i = 0; i < 50; i++)); do
@@ -111,9 +103,7 @@ stop_broker() {
 	while broker_alive; do
 		sleep 0.1
 	done
-	# a holder that still keeps something outlives its broker
-	hold=$(holder_of_run)
-	[[ $hold ]] && kill -KILL "$hold" 2>/dev/null
+	end_holders "$state"  # one that still keeps something outlives it
 	return 0
 }
 

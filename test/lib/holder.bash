@@ -4,14 +4,23 @@
 # broker; a test that stops its broker for good ends it too, or the
 # process (and the test's mount namespace with it) would outlive the test.
 
-# Ends the holder every DIR/**/holder.pid names, if that pid still is a
-# holder (pid reuse), and waits until it is gone.
+# The pid of the holder DIR/holder.pid names ("PID FD"), if that process
+# still is a holder and its descriptor FD still is DIR: a pid reused by
+# another process, even another run's holder, is not ours.
+holder_in() {
+	local pid fd comm
+	read -r pid fd <"$1/holder.pid" 2>/dev/null || return 1
+	read -r comm <"/proc/$pid/comm" 2>/dev/null || return 1
+	[[ $comm == sharebrokerhold && /proc/$pid/fd/$fd -ef $1 ]] &&
+		echo "$pid"
+}
+
+# Ends the holder of every DIR/**/holder.pid (holder_in) and waits until
+# it is gone.
 end_holders() {
 	local f pid comm i
 	for f in $(find "$@" -name holder.pid 2>/dev/null); do
-		read -r pid _ <"$f" 2>/dev/null || continue
-		read -r comm <"/proc/$pid/comm" 2>/dev/null || continue
-		[ "$comm" = sharebrokerhold ] || continue
+		pid=$(holder_in "${f%/*}") || continue
 		kill -KILL "$pid" 2>/dev/null
 		for ((i = 0; i < 100; i++)); do
 			read -r comm <"/proc/$pid/stat" 2>/dev/null || break
