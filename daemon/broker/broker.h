@@ -247,6 +247,7 @@ void fault_arm(void);
 void fault_caller(pid_t pid);
 void fault_step(void);
 void fault_copy(void);
+void fault_holder(void);
 bool fault_compact(void);
 
 /* recover.c */

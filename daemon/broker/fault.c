@@ -9,12 +9,14 @@
  * write fail with ENOSPC instead; copy:K right after the kernel bound the
  * K-th copy made straight on its place (copy.c), before its record says
  * so; ",compact" after any of them compacts the journal after every
- * record, so that the snapshot's write is one of the K.  file:PATH reads such a spec from PATH when a plan starts, one of
- * no step included (request.c, apply_plan()), and removes PATH, counting
- * from there the requests of the process that made that one (mount(8)'s
- * second call counts, a later tool's look at the views does not): a
- * test arms it for the one command it means.  Unset, every check is one
- * comparison.
+ * record, so that the snapshot's write is one of the K.  holder kills it
+ * at start, once the holder file names its new holder beside the
+ * previous one, before that one ends (holder.c).  file:PATH reads such a
+ * spec from PATH when a plan starts, one of no step included (request.c,
+ * apply_plan()), and removes PATH, counting from there the requests of
+ * the process that made that one (mount(8)'s second call counts, a later
+ * tool's look at the views does not): a test arms it for the one command
+ * it means.  Unset, every check is one comparison.
  */
 #include <errno.h>
 #include <signal.h>
@@ -26,7 +28,8 @@
 
 static struct {
 	char kind;             /* 't': after step k, 's': during save k,
-				  'f': save k fails, 'c': after copy k */
+				  'f': save k fails, 'c': after copy k,
+				  'h': between the holders at start */
 	unsigned k, n;
 	char *file;
 	pid_t cur, armed;      /* file: the caller served now, the one whose
@@ -49,7 +52,7 @@ static bool counts(char kind)
 
 static void fault_parse(const char *spec)
 {
-	unsigned k;
+	unsigned k = 0;
 	fault.kind = 0;
 	fault.n = 0;
 	if (sscanf(spec, "step:%u", &k) == 1)
@@ -60,6 +63,8 @@ static void fault_parse(const char *spec)
 		fault.kind = 'f';
 	else if (sscanf(spec, "copy:%u", &k) == 1)
 		fault.kind = 'c';
+	else if (strcmp(spec, "holder") == 0)
+		fault.kind = 'h';
 	fault.k = k;
 	fault.compact = strstr(spec, ",compact") != NULL;
 }
@@ -116,6 +121,12 @@ void fault_copy(void)
 {
 	if (counts('c') && ++fault.n == fault.k)
 		die_now("after a copy was bound");
+}
+
+void fault_holder(void)
+{
+	if (fault.kind == 'h')
+		die_now("with two holders named");
 }
 
 /* All of text at fd's offset, or the errno (ENOSPC, EIO...): a write of

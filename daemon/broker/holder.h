@@ -28,4 +28,28 @@ void holder_adopt(struct broker *b);
  * the previous holder, or -1. */
 int holder_take(int kid, dev_t dev);
 
+/* ---- between holder.c and holdproc.c -------------------------------- */
+
+struct held {                  /* an O_PATH descriptor of an old holder */
+	int kid, num;
+};
+
+struct holder {
+	pid_t pid;             /* ours, or 0 */
+	int id_fd;             /* the state directory: says whose it is */
+	int lock_fd;           /* closed last: the next broker waits on it */
+	pid_t broker;
+	pid_t old;             /* the previous broker's, while importing */
+	int old_fd;            /* its id_fd */
+	pid_t stray;           /* one before it, that a crash left alive */
+	struct held *v;
+	size_t n;
+};
+
+/* The holder process's body (clone(2) with CLONE_FILES; arg: the struct
+ * holder): it waits for the broker's death, keeps the covered mounts. */
+int holder_main(void *arg);
+/* The value after key in a /proc text file (octal for "flags:"); -1. */
+long proc_field(const char *path, const char *key, int base);
+
 #endif

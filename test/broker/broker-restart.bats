@@ -201,6 +201,37 @@ covered_peers() {
 	! is_mountpoint "$S/a"
 }
 
+# A broker killed at start after its holder file names its own holder
+# beside the previous one, before it ends that one (LIBSHARE_FAULT=holder):
+# two holders keep the covered mount.  The next broker reaches it through
+# the first and ends both; before, the file named only the previous one,
+# already ended, and the covered mount was out of reach (EIO).
+@test "a broker killed between two holders: the next ends both, reaches what they kept" {
+	local old new second pid
+	mkdir -p "$S/a"
+	host mount -t tmpfs LOW "$S/a"
+	host mount -t tmpfs TOP "$S/a"
+	"$SHARECTL" stop >/dev/null
+	wait_dead "$BROKER_PID"
+	read -r old _ <"$STATE/holder.pid"
+	LIBSHARE_FAULT=holder run broker_start
+	[ "$status" -ne 0 ]
+	[[ $output == *"fault injection: killed with two holders named"* ]]
+	{ read -r new _; read -r second _; } <"$STATE/holder.pid"
+	[ "$second" = "$old" ] && [ "$new" != "$old" ]
+	for pid in "$old" "$new"; do
+		[ "$(cat "/proc/$pid/comm")" = sharebrokerhold ]
+	done
+	broker_start
+	wait_dead "$old"
+	wait_dead "$new"
+	host umount "$S/a"
+	[ "$(call_result)" = 0 ]
+	host umount "$S/a"            # LOW, reached through the new holder
+	[ "$(call_result)" = 0 ]
+	! is_mountpoint "$S/a"
+}
+
 # ---- mount namespaces across a restart ------------------------------------
 
 # PID's table as the shim shows it (/proc/PID/mountinfo, read from the
