@@ -16,10 +16,14 @@ holder_in() {
 }
 
 # Ends the holder of every DIR/**/holder.pid (holder_in) and waits until
-# it is gone.
+# it is gone.  The search stays out of a state directory's own places:
+# ns/ holds copies of the whole tree (/proc included), where find would
+# wander for long and not reach the file it looks for.
 end_holders() {
 	local f pid comm i
-	for f in $(find "$@" -name holder.pid 2>/dev/null); do
+	for f in $(find "$@" \( -name ns -o -name stage -o -name park -o \
+		    -name newroot \) -prune -o -name holder.pid -print \
+		    2>/dev/null); do
 		pid=$(holder_in "${f%/*}") || continue
 		kill -KILL "$pid" 2>/dev/null
 		for ((i = 0; i < 100; i++)); do
