@@ -16,15 +16,16 @@ holder_in() {
 }
 
 # Ends the holder of every DIR/**/holder.pid (holder_in) and waits until
-# it is gone.  The search stays out of a state directory's own places and
-# off other filesystems: ns/ holds copies of the broker's whole tree, where
-# /tmp shows the state directories of other runs going on at the same
-# time, whose holders would pass holder_in() there and be killed (their
-# brokers' covered mounts then out of reach after a restart), and /proc,
-# where find would wander for long.
+# it is gone.  The search stays out of a state directory's own places:
+# ns/ holds copies of the broker's whole tree, where /tmp shows the state
+# directories of other runs going on at the same time, whose holders would
+# pass holder_in() there and be killed (their brokers' covered mounts then
+# out of reach after a restart), and /proc, where find would wander for
+# long.  Not -xdev: a state directory may be a mount of its own (a tiny
+# tmpfs, to fill it).
 end_holders() {
 	local f pid comm i
-	for f in $(find "$@" -xdev \( -name ns -o -name stage -o -name park \
+	for f in $(find "$@" \( -name ns -o -name stage -o -name park \
 		    -o -name newroot \) -prune -o -name holder.pid -print \
 		    2>/dev/null); do
 		pid=$(holder_in "${f%/*}") || continue
