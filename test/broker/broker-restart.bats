@@ -232,6 +232,25 @@ covered_peers() {
 	! is_mountpoint "$S/a"
 }
 
+# The tests' own end_holders (test/lib/holder.bash) ends the holders of
+# the state directories under the paths it is given, and no others: a
+# view of another run's state directory inside a namespace copy (OTHER/
+# ns/1 shows the whole tree, /tmp and its state directories included, as
+# a copy of the broker's does) must not lead it to that run's live holder,
+# which its broker's covered mounts would need after a restart.
+@test "end_holders leaves alone the holder of a state directory seen through a copy" {
+	local pid
+	read -r pid _ <"$STATE/holder.pid"
+	mkdir -p "$S/other/ns/1"
+	mount --bind "$S" "$S/other/ns/1"    # OTHER/ns/1/state: our STATE
+	[ -e "$S/other/ns/1/state/holder.pid" ]
+	end_holders "$S/other"
+	[ "$(cut -d' ' -f3 "/proc/$pid/stat")" = S ]   # alive, not a zombie
+	umount -l "$S/other/ns/1"             # the broker holds it (drift)
+	end_holders "$STATE"                 # its own: ended
+	! [ "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" = S ]
+}
+
 # ---- mount namespaces across a restart ------------------------------------
 
 # PID's table as the shim shows it (/proc/PID/mountinfo, read from the
