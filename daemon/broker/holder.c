@@ -39,7 +39,6 @@
 
 static struct holder the_holder = { .id_fd = -1, .lock_fd = -1 };
 
-
 static int write_pidfile(const struct broker *b, const struct holder *h)
 {
 	char *path, line[96];
@@ -98,7 +97,7 @@ int holder_spawn(struct broker *b, int lock_fd)
 	/* ours is named before the previous one ends, beside it: a broker
 	 * killed in between leaves a file naming both (find_old()) */
 	int err = write_pidfile(b, h);
-	if (h->old || h->stray) {
+	if (h->old) {              /* a stray comes only with an old one */
 		fault_holder();
 		holder_retire();
 		if (!err)
@@ -202,7 +201,8 @@ void holder_adopt(struct broker *b)
 	DIR *d = opendir(path);
 	for (struct dirent *e; d && !err && (e = readdir(d)); ) {
 		struct held k = { .num = atoi(e->d_name) };
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' || k.num == h->old_fd)
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
+		    k.num == h->old_fd)
 			continue;
 		snprintf(path, sizeof path, "/proc/%d/fdinfo/%d",
 			 (int)h->old, k.num);

@@ -14,9 +14,10 @@
 #
 # Everything happens in a fresh private mount namespace of its own, even
 # under run-diff.sh's: a broker run started meanwhile copies its caller's
-# namespace, and must not inherit this sandbox, which vanishes from under it
-# (rmdir detaches a mountpoint's mounts in every namespace). The sandbox is a tmpfs named BASE on a mktemp directory, made private, exactly
-# what sharedry models with --base. Nothing stays mounted afterwards.
+# namespace, and must not inherit this sandbox, which vanishes from under
+# it (rmdir detaches a mountpoint's mounts in every namespace). The sandbox
+# is a tmpfs named BASE on a mktemp directory, made private, exactly what
+# sharedry models with --base. Nothing stays mounted afterwards.
 #
 # Environment: DIFF_BIN (dir of spy.so and lsview; default: this script's
 # dir), DIFF_TIMEOUT (seconds for the script, default 120), NATIVE_ERR (file
