@@ -172,6 +172,16 @@ covered_peers() {
 	HOW=stop covered_peers
 }
 
+# TOP, then LOW under it on $S/a, unmount through the broker (LOW reached
+# through a previous broker's holder): 0 each, nothing left there.
+unmount_low_top() {
+	host umount "$S/a"
+	[ "$(call_result)" = 0 ]
+	host umount "$S/a"
+	[ "$(call_result)" = 0 ]
+	! is_mountpoint "$S/a"
+}
+
 # The holder: gone after a clean stop when nothing is covered; kept, and
 # then ended by the next broker, which reaches what it kept, when
 # something is.
@@ -194,11 +204,7 @@ covered_peers() {
 	[ "$(cat "/proc/$pid/comm")" = sharebrokerhold ]   # LOW is covered
 	broker_start
 	wait_dead "$pid"              # the new broker ended it
-	host umount "$S/a"
-	[ "$(call_result)" = 0 ]
-	host umount "$S/a"            # LOW, reached through the old holder
-	[ "$(call_result)" = 0 ]
-	! is_mountpoint "$S/a"
+	unmount_low_top
 }
 
 # A broker killed at start after its holder file names its own holder
@@ -225,11 +231,7 @@ covered_peers() {
 	broker_start
 	wait_dead "$old"
 	wait_dead "$new"
-	host umount "$S/a"
-	[ "$(call_result)" = 0 ]
-	host umount "$S/a"            # LOW, reached through the new holder
-	[ "$(call_result)" = 0 ]
-	! is_mountpoint "$S/a"
+	unmount_low_top
 }
 
 # The tests' own end_holders (test/lib/holder.bash) ends the holders of
