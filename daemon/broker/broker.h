@@ -62,6 +62,7 @@ struct peer {
 	bool cap_admin;        /* CAP_SYS_ADMIN in the effective set */
 	bool cap_search;       /* CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH */
 	int root, cwd;         /* O_PATH descriptors on /proc/<pid>/root, cwd */
+	char *root_path;       /* fd_path(root), read once: peer_root() */
 };
 
 /* One request, from its arrival to its answer (server.c): who asks, what
@@ -134,6 +135,10 @@ struct broker {
 	struct fusetab *tab;   /* the served mount tables, NULL: snapshots */
 	struct intent intent;
 	struct stcache st;
+	struct stall_count {   /* slow.c: mounts whose server may hang */
+		uint64_t seq;    /* g.seq, g.nmounts when counted */
+		unsigned mounts, n;
+	} stall;
 	bool stop;
 };
 
@@ -145,12 +150,18 @@ bool fd_at_root(int fd);       /* on the root of its mount */
 struct stat;
 int fd_stat(int fd, struct stat *st); /* fstat from the cache: never
 					 blocks on a stalled server */
+bool fd_within(int fd, int root);
+/* its place in the graph; _at: with its fd_path() and fd_stat() read */
+int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
+int fd_loc_at(struct broker *b, int fd, const char *path,
+	      const struct stat *st, struct loc *out, char **dirbuf);
 enum { FD_SPARE = 64 };        /* descriptors kept for serving requests */
 void fd_raise_limit(void);
 int fd_room(void);             /* handles take descriptors below this */
 
 /* slow.c: lookups in filesystems whose server may never answer */
 bool fs_may_stall(const struct fs *fs);
+bool stall_anywhere(struct broker *b);  /* on some mount of the graph */
 int slow_openat(int dir, const char *name); /* O_PATH|O_NOFOLLOW; or
 					       -EINPROGRESS: park */
 int slow_wake_fd(void);        /* readable when a lookup has ended */
@@ -186,13 +197,15 @@ struct ucred;
 int peer_identify(struct peer *p, int sock, const struct ucred *cred,
 		  pid_t tid, uint32_t fd1);
 void peer_close(struct peer *p);
+const char *peer_root(struct peer *p);  /* where its root is now, or NULL */
 
 /* resolve.c */
 enum { RES_FOLLOW = 0, RES_NOFOLLOW = 1 };
 int resolve(struct request *r, const char *path, int how, struct named *out);
 void named_free(struct named *n);
-int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
-bool fd_within(int fd, int root);
+/* quickwalk.c: a plain path in one lookup; 1: not plain, walk it */
+int quick_walk(struct request *r, const char *path, int how,
+	       struct named *out);
 
 /* request.c */
 int call_mount(struct request *r, const char *source, const char *target,

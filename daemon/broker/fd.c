@@ -24,6 +24,66 @@ char *fd_path(int fd)
 	return strdup(path);
 }
 
+/* Whether the object fd is inside the directory root, as the kernel has
+ * both now. */
+bool fd_within(int fd, int root)
+{
+	char *path = fd_path(fd), *top = fd_path(root);
+	size_t t = top ? strlen(top) : 0;
+	bool in = path && top && !strstr(path, " (deleted)") &&
+		  (strcmp(top, "/") == 0 || (strncmp(path, top, t) == 0 &&
+		   (path[t] == '/' || path[t] == '\0')));
+	free(path);
+	free(top);
+	return in;
+}
+
+/* The place of the graph an O_PATH descriptor is at: its mount from the
+ * kernel's mount id, its directory from where the kernel has it now
+ * relative to where it has the mount's root now (both read the same way,
+ * so a rename of a directory above does not matter). */
+int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
+{
+	struct stat st;
+	char *path = fd_path(fd);
+	int err = !path || fd_stat(fd, &st) < 0 ? -errno :
+		  fd_loc_at(b, fd, path, &st, out, dirbuf);
+	free(path);
+	return err;
+}
+
+/* The same, with fd's path (fd_path()) and status already read. */
+int fd_loc_at(struct broker *b, int fd, const char *path,
+	      const struct stat *st, struct loc *out, char **dirbuf)
+{
+	struct mount *m = mount_of_kid(b, fd_mnt_id(fd));
+	struct handle *h = m ? handle_of(b, m) : NULL;
+	char *top = h ? fd_path(h->fd) : NULL;
+	int err = -EIO;
+	size_t t = top ? strlen(top) : 0;
+	if (!top) {
+		log_msg(LOG_WARNING, "%s: on a mount the broker does not know",
+			path);
+	} else if (strlen(path) > 10 &&
+		   strcmp(path + strlen(path) - 10, " (deleted)") == 0) {
+		err = -ENOENT;
+	} else if (strcmp(top, "/") != 0 && (strncmp(path, top, t) != 0 ||
+		   (path[t] != '/' && path[t] != '\0'))) {
+		log_msg(LOG_WARNING, "%s: not under its mount's root %s", path,
+			top);
+	} else {
+		const char *rel = strcmp(top, "/") == 0 ? path : path + t;
+		if (strcmp(rel, "/") == 0)
+			rel = "";
+		err = asprintf(dirbuf, "%s%s", strcmp(m->root, "/") == 0 &&
+			       *rel ? "" : m->root, rel) < 0 ? -ENOMEM : 0;
+		*out = (struct loc){ .m = m, .dir = *dirbuf,
+				     .file = !S_ISDIR(st->st_mode) };
+	}
+	free(top);
+	return err;
+}
+
 /* fstat(2) from what the kernel has cached: a filesystem whose server
  * never answers (FUSE, NFS) would block a plain fstat for ever, and with
  * it the broker.  Type, owner, mode, device and inode number are all the

@@ -37,31 +37,30 @@ static bool cap(unsigned long long caps, int bit)
 	return caps >> bit & 1;
 }
 
-/* Whether pid is in the broker's user namespace (kernels without user
- * namespaces have one).  The broker's own is read once: it never moves. */
-static bool same_userns(pid_t pid)
+/* Whether the process of /proc directory proc is in the broker's user
+ * namespace (kernels without user namespaces have one).  The broker's own
+ * is read once: it never moves. */
+static bool same_userns(int proc)
 {
 	static struct stat mine;
 	static int known = -1;  /* 1: mine read; 0: no namespaces to read */
-	char path[64];
 	struct stat theirs;
 	if (known < 0)
 		known = stat("/proc/self/ns/user", &mine) == 0;
 	if (!known)
 		return true;
-	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
-	return stat(path, &theirs) == 0 && mine.st_ino == theirs.st_ino &&
-	       mine.st_dev == theirs.st_dev;
+	return fstatat(proc, "ns/user", &theirs, 0) == 0 &&
+	       mine.st_ino == theirs.st_ino && mine.st_dev == theirs.st_dev;
 }
 
 /* /proc/<pid>/status whole, in one read where it fits (it always does but
  * for a process in thousands of groups): NUL-terminated, malloc'ed. */
-static char *read_small(const char *path)
+static char *read_small(int dir, const char *name)
 {
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap), *more;
 	ssize_t n = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
 	while (fd >= 0 && buf && (n = read(fd, buf + len, cap - len - 1)) > 0 &&
 	       (len += (size_t)n) == cap - 1 && (more = realloc(buf, cap *= 2)))
 		buf = more;
@@ -79,13 +78,12 @@ static char *read_small(const char *path)
 /* Credentials as permission checks see them now (fsuid, fsgid, groups,
  * caps), bounded by those of the connect: p->uid and p->gid hold
  * SO_PEERCRED's on entry. */
-static int read_status(struct peer *p)
+static int read_status(struct peer *p, int proc)
 {
-	char path[64], *text, *line, *next;
+	char *text, *line, *next;
 	unsigned long long caps = 0;
 	unsigned uid = (unsigned)-1, gid = (unsigned)-1;
-	snprintf(path, sizeof path, "/proc/%d/status", (int)p->pid);
-	if (!(text = read_small(path)))
+	if (!(text = read_small(proc, "status")))
 		return -ESRCH;
 	for (line = text; *line; line = next) {
 		next = line + strcspn(line, "\n");
@@ -93,7 +91,7 @@ static int read_status(struct peer *p)
 			*next++ = '\0';
 		unsigned r, e, s, fs;
 		if (!strchr("UGC", line[0]))
-			continue;      /* sscanf() is dear: five lines of fifty */
+			continue;      /* sscanf() is dear: 5 lines of 50 */
 		if (sscanf(line, "Uid: %u %u %u %u", &r, &e, &s, &fs) == 4)
 			uid = fs;
 		else if (sscanf(line, "Gid: %u %u %u %u", &r, &e, &s, &fs) == 4)
@@ -121,33 +119,42 @@ static int read_status(struct peer *p)
 	/* Capabilities count only in the broker's user namespace: in one of
 	 * its own (unshare -U -r, open to every user) a process has them all
 	 * and no power over the host's mounts, which the kernel knows. */
-	bool home = was_root && same_userns(p->pid);
+	bool home = was_root && same_userns(proc);
 	p->cap_admin = home && cap(caps, 21);      /* CAP_SYS_ADMIN */
 	p->cap_search = home && (cap(caps, 1) || cap(caps, 2));
 	return 0;
 }
 
+/* name in the process's /proc directory, or in its thread's (task "").
+ */
+static int open_in(int proc, const char *task, const char *name, int how)
+{
+	char path[64];
+	snprintf(path, sizeof path, "%s%s", task, name);
+	return openat(proc, path, O_PATH | O_CLOEXEC | how);
+}
+
 /* tid: the calling thread, which may have a root and cwd of its own; any
  * thread of the process (which could chdir all of them anyway), else the
- * process's. */
-static int peer_read(struct peer *p, pid_t pid, pid_t tid, uid_t uid,
-		     gid_t gid)
+ * process's.  proc: the process's /proc directory. */
+static int peer_read(struct peer *p, int proc, pid_t pid, pid_t tid,
+		     uid_t uid, gid_t gid)
 {
-	char dir[64], path[96];
-	struct stat st;
+	char task[32] = "";
 	memset(p, 0, sizeof *p);
 	p->pid = pid;
 	p->uid = uid;
 	p->gid = gid;
 	p->root = p->cwd = -1;
-	snprintf(dir, sizeof dir, "/proc/%d/task/%d", (int)pid, (int)tid);
-	if (tid <= 0 || stat(dir, &st) < 0)
-		snprintf(dir, sizeof dir, "/proc/%d", (int)pid);
-	snprintf(path, sizeof path, "%s/root", dir);
-	p->root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	snprintf(path, sizeof path, "%s/cwd", dir);
-	p->cwd = open(path, O_PATH | O_CLOEXEC);
-	if (p->root < 0 || p->cwd < 0 || read_status(p) < 0) {
+	if (tid > 0 && tid != pid) {
+		snprintf(task, sizeof task, "task/%d/", (int)tid);
+		if ((p->root = open_in(proc, task, "root", O_DIRECTORY)) < 0)
+			task[0] = '\0';
+	}
+	if (p->root < 0)
+		p->root = open_in(proc, "", "root", O_DIRECTORY);
+	p->cwd = open_in(proc, task, "cwd", 0);
+	if (p->root < 0 || p->cwd < 0 || read_status(p, proc) < 0) {
 		peer_close(p);
 		return -ESRCH;
 	}
@@ -161,18 +168,42 @@ void peer_close(struct peer *p)
 	if (p->cwd >= 0)
 		close(p->cwd);
 	p->root = p->cwd = -1;
+	free(p->root_path);
+	p->root_path = NULL;
 }
 
+/* The broker's path of the caller's root, read at its first use in the
+ * request: every check of one request sees the same. */
+const char *peer_root(struct peer *p)
+{
+	if (!p->root_path && p->root >= 0)
+		p->root_path = fd_path(p->root);
+	return p->root_path;
+}
+
+
+/* The broker's socket to the kernel's socket diagnostics, kept: one
+ * query at a time, each answered before the next (sequence numbers tell
+ * a late answer from the one awaited). */
+static int diag_socket(void)
+{
+	static int nl = -1;
+	if (nl < 0)
+		nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+			    NETLINK_SOCK_DIAG);
+	return nl;
+}
 
 /* The inode of the other end of a connected AF_UNIX socket, from the
  * kernel's socket diagnostics (Linux 3.3); 0 when they cannot tell. */
 static ino_t peer_inode(int sock)
 {
+	static unsigned seq;
 	struct stat st;
 	struct {
 		struct nlmsghdr nh;
 		struct unix_diag_req r;
-	} q = { { sizeof q, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, 1, 0 },
+	} q = { { sizeof q, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, ++seq, 0 },
 		{ .sdiag_family = AF_UNIX, .udiag_states = ~0u,
 		  .udiag_show = UDIAG_SHOW_PEER,
 		  .udiag_cookie = { ~0u, ~0u } } };
@@ -181,14 +212,14 @@ static ino_t peer_inode(int sock)
 	if (fstat(sock, &st) < 0)
 		return 0;
 	q.r.udiag_ino = (unsigned)st.st_ino;
-	int nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (nl < 0)
-		return 0;
-	ssize_t n = send(nl, &q, sizeof q, 0) == sizeof q ?
-		    recv(nl, buf, sizeof buf, 0) : -1;
-	close(nl);
+	int nl = diag_socket();
+	ssize_t n = nl < 0 || send(nl, &q, sizeof q, 0) != sizeof q ? -1 : 0;
 	struct nlmsghdr *h = (struct nlmsghdr *)buf;
-	if (n < 0 || !NLMSG_OK(h, (size_t)n) || h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+	while (n >= 0 && (n = recv(nl, buf, sizeof buf, MSG_DONTWAIT)) >= 0 &&
+	       NLMSG_OK(h, (size_t)n) && h->nlmsg_seq != q.nh.nlmsg_seq)
+		;              /* an answer to a query given up on */
+	if (n < 0 || !NLMSG_OK(h, (size_t)n) ||
+	    h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
 		return 0;
 	struct unix_diag_msg *m = NLMSG_DATA(h);
 	int len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof *m));
@@ -199,30 +230,31 @@ static ino_t peer_inode(int sock)
 	return peer;
 }
 
-/* Whether process pid holds the socket inode ino at its descriptor fd1 -
- * 1, as the client says it does; a client that does not say (fd1 0) is
- * looked for among its first SCAN_MAX descriptors only, so that a caller
- * with thousands of them cannot make every other caller wait. */
+/* Whether the process of /proc directory proc holds the socket inode ino
+ * at its descriptor fd1 - 1, as the client says it does; a client that
+ * does not say (fd1 0) is looked for among its first SCAN_MAX descriptors
+ * only, so that a caller with thousands of them cannot make every other
+ * caller wait. */
 enum { SCAN_MAX = 1024 };
 
-static bool holds(pid_t pid, ino_t ino, uint32_t fd1)
+static bool holds(int proc, ino_t ino, uint32_t fd1)
 {
 	char path[64], link[64], want[40];
 	bool found = false;
 	int seen = 0;
 	snprintf(want, sizeof want, "socket:[%lu]", (unsigned long)ino);
 	if (fd1) {
-		snprintf(path, sizeof path, "/proc/%d/fd/%u", (int)pid, fd1 - 1);
-		ssize_t n = readlink(path, link, sizeof link - 1);
+		snprintf(path, sizeof path, "fd/%u", fd1 - 1);
+		ssize_t n = readlinkat(proc, path, link, sizeof link - 1);
 		return n > 0 && (link[n] = '\0', strcmp(link, want) == 0);
 	}
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-	DIR *d = opendir(path);
+	int dir = openat(proc, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dir < 0 ? NULL : fdopendir(dir);
+	if (!d && dir >= 0)
+		close(dir);
 	for (struct dirent *e; d && !found && seen++ < SCAN_MAX &&
 	     (e = readdir(d)); ) {
-		char fd[330];
-		snprintf(fd, sizeof fd, "%s/%s", path, e->d_name);
-		ssize_t n = readlink(fd, link, sizeof link - 1);
+		ssize_t n = readlinkat(dir, e->d_name, link, sizeof link - 1);
 		if (n > 0) {
 			link[n] = '\0';
 			found = strcmp(link, want) == 0;
@@ -234,17 +266,25 @@ static bool holds(pid_t pid, ino_t ino, uint32_t fd1)
 }
 
 /* Reads who is at the other end of sock: -ESRCH when the process that
- * connected is gone or pid now names another process. */
+ * connected is gone or pid now names another process.  Everything is read
+ * through one descriptor of /proc/<pid>, which stays the process it was
+ * opened on: a pid reused meanwhile reads as gone, not as the new one. */
 int peer_identify(struct peer *p, int sock, const struct ucred *cred,
 		  pid_t tid, uint32_t fd1)
 {
+	char path[32];
 	ino_t end = peer_inode(sock);
-	if (end && !holds(cred->pid, end, fd1))
-		return -ESRCH;
-	int err = peer_read(p, cred->pid, tid, cred->uid, cred->gid);
-	if (!err && end && !holds(cred->pid, end, fd1)) {
+	snprintf(path, sizeof path, "/proc/%d", (int)cred->pid);
+	int proc = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), err;
+	if (proc < 0 || (end && !holds(proc, end, fd1)))
+		err = -ESRCH;
+	else
+		err = peer_read(p, proc, cred->pid, tid, cred->uid, cred->gid);
+	if (!err && end && !holds(proc, end, fd1)) {
 		peer_close(p);
 		err = -ESRCH;
 	}
+	if (proc >= 0)
+		close(proc);
 	return err;
 }

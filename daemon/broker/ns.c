@@ -308,10 +308,8 @@ static bool same_owner(pid_t pid, uid_t uid)
 /* Whether the caller's root is the broker's: no jail. */
 static bool on_host_root(struct request *r)
 {
-	char *path = fd_path(r->caller.root);
-	bool host = path && strcmp(path, "/") == 0;
-	free(path);
-	return host;
+	const char *path = peer_root(&r->caller);
+	return path && strcmp(path, "/") == 0;
 }
 
 /* open("/proc/PID/ns/mnt"): PID (0: the caller) must be one the caller

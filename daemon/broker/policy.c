@@ -264,7 +264,8 @@ static void count_jails(struct broker *b)
 /* A root some caller has: sharectl jails lists them. */
 static void remember_root(struct request *r)
 {
-	char *path = fd_path(r->caller.root);
+	const char *root = peer_root(&r->caller);
+	char *path = root ? strdup(root) : NULL;
 	struct jail *j = NULL;
 	if (path && strcmp(path, "/") != 0)   /* "/": the host, not a jail */
 		HASH_FIND_STR(r->b->jails, path, j);

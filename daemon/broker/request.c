@@ -22,8 +22,11 @@ enum { RETRIES = 10 };         /* names read again while renames race us */
 static int caller_of(struct request *r, struct caller *c, char **buf)
 {
 	struct broker *b = r->b;
+	const char *path = peer_root(&r->caller);
+	struct stat st;
 	c->privileged = r->caller.cap_admin;
-	int err = fd_loc(b, r->caller.root, &c->root, buf);
+	int err = !path || fd_stat(r->caller.root, &st) < 0 ? -errno :
+		  fd_loc_at(b, r->caller.root, path, &st, &c->root, buf);
 	c->ns = err ? b->ns : c->root.m->ns;   /* its root's (ns.c) */
 	return err;
 }

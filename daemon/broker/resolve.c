@@ -101,20 +101,6 @@ static int link_text(const struct peer *p, const struct mount *m, int fd,
 	return (int)n;
 }
 
-/* Whether the object fd is inside the directory root, as the kernel has
- * both now. */
-bool fd_within(int fd, int root)
-{
-	char *path = fd_path(fd), *top = fd_path(root);
-	size_t t = top ? strlen(top) : 0;
-	bool in = path && top && !strstr(path, " (deleted)") &&
-		  (strcmp(top, "/") == 0 || (strncmp(path, top, t) == 0 &&
-		   (path[t] == '/' || path[t] == '\0')));
-	free(path);
-	free(top);
-	return in;
-}
-
 struct walk {
 	struct broker *b;
 	const struct peer *p;
@@ -342,42 +328,6 @@ static int walk(struct request *r, const char *path, int how,
 	return 0;
 }
 
-/* The place of the graph an O_PATH descriptor is at: its mount from the
- * kernel's mount id, its directory from where the kernel has it now
- * relative to where it has the mount's root now (both read the same way,
- * so a rename of a directory above does not matter). */
-int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
-{
-	struct stat st;
-	struct mount *m = mount_of_kid(b, fd_mnt_id(fd));
-	struct handle *h = m ? handle_of(b, m) : NULL;
-	char *path = fd_path(fd), *top = h ? fd_path(h->fd) : NULL;
-	int err = -EIO;
-	size_t t = top ? strlen(top) : 0;
-	if (!path || fd_stat(fd, &st) < 0) {
-		err = -errno;
-	} else if (!top) {
-		log_msg(LOG_WARNING, "%s: on a mount the broker does not know", path);
-	} else if (strlen(path) > 10 &&
-		   strcmp(path + strlen(path) - 10, " (deleted)") == 0) {
-		err = -ENOENT;
-	} else if (strcmp(top, "/") != 0 && (strncmp(path, top, t) != 0 ||
-		   (path[t] != '/' && path[t] != '\0'))) {
-		log_msg(LOG_WARNING, "%s: not under its mount's root %s", path, top);
-	} else {
-		const char *rel = strcmp(top, "/") == 0 ? path : path + t;
-		if (strcmp(rel, "/") == 0)
-			rel = "";
-		err = asprintf(dirbuf, "%s%s", strcmp(m->root, "/") == 0 &&
-			       *rel ? "" : m->root, rel) < 0 ? -ENOMEM : 0;
-		*out = (struct loc){ .m = m, .dir = *dirbuf,
-				     .file = !S_ISDIR(st.st_mode) };
-	}
-	free(path);
-	free(top);
-	return err;
-}
-
 /* A caller's path as a place of the graph (the topmost mount there). */
 /* The time until the plan (issue 10 item 8) counts as resolving. */
 int resolve(struct request *r, const char *path, int how, struct named *out)
@@ -385,7 +335,9 @@ int resolve(struct request *r, const char *path, int how, struct named *out)
 	phase(PHASE_RESOLVE);
 	out->fd = -1;
 	out->buf = NULL;
-	int err = walk(r, path, how, out);
+	int err = quick_walk(r, path, how, out);
+	if (err > 0)
+		err = walk(r, path, how, out);
 	phase(PHASE_PLAN);
 	return err;
 }

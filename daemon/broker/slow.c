@@ -69,6 +69,28 @@ bool fs_may_stall(const struct fs *fs)
 	return false;
 }
 
+/* Whether a mount of the graph is on such a filesystem (quickwalk.c goes
+ * only where none is).  Mounts join g.order at its end in seq order, so
+ * those made since the last look are its tail; while one is known, any
+ * change counts them all again, since that one may be what went. */
+bool stall_anywhere(struct broker *b)
+{
+	struct graph *g = &b->g;
+	struct stall_count *c = &b->stall;
+	if (g->seq < c->seq || (c->n && (g->seq != c->seq ||
+					 g->nmounts != c->mounts)))
+		*c = (struct stall_count){ 0 };
+	for (struct list *l = g->order.prev; l != &g->order; l = l->prev) {
+		struct mount *m = list_entry(l, struct mount, order);
+		if (m->seq <= c->seq)
+			break;
+		c->n += fs_may_stall(m->fs);
+	}
+	c->seq = g->seq;
+	c->mounts = g->nmounts;
+	return c->n > 0;
+}
+
 int slow_wake_fd(void)
 {
 	if (slow.wake[0] < 0 && pipe2(slow.wake, O_CLOEXEC | O_NONBLOCK) < 0)

@@ -46,3 +46,20 @@ teardown() { broker_teardown; }
 		mount t1 /d tmpfs 0 umount /ld 8 umount /ld 0
 	[[ $output == *"umount /ld = EINVAL"*"umount /ld = 0"* ]]
 }
+
+# quickwalk.c takes plain paths in one lookup and leaves the rest to the
+# walk: both must answer as the kernel, at the edges between them too.
+@test "plain paths and their edges: doubled slashes, a trailing slash, a symlink, a file" {
+	touch "$J/f"
+	same_as_kernel shimmed "$CALLER" --chroot "$J" --chdir /d \
+		mount t1 //d///sub tmpfs 0 umount /d//sub/ 0 \
+		mount /f /e/ - bind mount /d /f/ - bind mount /f /e - bind \
+		mount /ld /e - bind umount /e 0 umount /ld 8 \
+		mount t2 /ld/sub tmpfs 0 umount sub 0 umount sub/ 0 \
+		mount t3 /d tmpfs 0 umount /ld/ 8 umount /ld/ 8
+	[[ $output == *"umount /d//sub/ = 0"*"mount /e/ = ENOTDIR"* ]]
+	[[ $output == *"mount /f/ = ENOTDIR"*"mount /e = ENOTDIR"* ]]
+	[[ $output == *"mount /e = 0"*"umount /e = 0"*"umount /ld = EINVAL"* ]]
+	[[ $output == *"mount /ld/sub = 0"*"umount sub = 0"*"umount sub/ = EINVAL"* ]]
+	[[ $output == *"umount /ld/ = 0"*"umount /ld/ = EINVAL"* ]]
+}
