@@ -92,6 +92,8 @@ struct intent {
 	off_t end;             /* the record's length: asides go there */
 	bool behind;           /* a plan was kept that the state file lacks:
 				  the record holds it until a save works */
+	bool empty;            /* the file is: the next record needs no
+				  truncation first */
 };
 
 /* The state as saved, by key (stcache.c, state.c). */
@@ -254,7 +256,7 @@ void intent_pending(struct broker *b, const struct step *s, int top,
 void intent_end(struct broker *b);
 
 /* fault.c */
-int save_put(int fd, const char *text, size_t len);
+int save_put(int fd, const char *text, size_t len, off_t at);
 void fault_init(void);
 void fault_arm(void);
 void fault_caller(pid_t pid);

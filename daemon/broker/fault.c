@@ -131,22 +131,23 @@ void fault_holder(void)
 
 /* All of text at fd's offset, or the errno (ENOSPC, EIO...): a write of
  * the intent or the state, where save faults strike. */
-int save_put(int fd, const char *text, size_t len)
+int save_put(int fd, const char *text, size_t len, off_t at)
 {
 	if (counts('f') && len && ++fault.n == fault.k)
 		return -ENOSPC;
 	if (counts('s') && len && ++fault.n == fault.k) {
-		if (write(fd, text, len / 2) < 0)
+		if (pwrite(fd, text, len / 2, at) < 0)
 			_exit(137);
 		die_now("in a save");
 	}
 	while (len) {
-		ssize_t n = write(fd, text, len);
+		ssize_t n = pwrite(fd, text, len, at);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -EIO;
 		text += n;
+		at += n;
 		len -= (size_t)n;
 	}
 	return 0;

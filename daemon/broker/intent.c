@@ -207,9 +207,10 @@ int intent_begin(struct broker *b)
 	err = put_record(b, f);
 	if (fclose(f) != 0)
 		err = err ?: -ENOMEM;
-	if (!err && (ftruncate(in->fd, 0) < 0 || lseek(in->fd, 0, SEEK_SET) < 0))
+	if (!err && !in->empty && ftruncate(in->fd, 0) < 0)
 		err = -errno;
-	if (!err && (err = save_put(in->fd, text, len)))
+	in->empty = false;
+	if (!err && (err = save_put(in->fd, text, len, 0)))
 		intent_end(b);         /* a half record: nothing to recover */
 	in->end = err ? 0 : (off_t)len;
 	free(text);
@@ -305,8 +306,10 @@ void intent_back(struct broker *b, off_t slot)
  * the state file still lacks it. */
 void intent_end(struct broker *b)
 {
-	if (b->intent.fd >= 0 && !b->intent.behind &&
-	    ftruncate(b->intent.fd, 0) < 0)
+	if (b->intent.fd < 0 || b->intent.behind)
+		return;
+	b->intent.empty = ftruncate(b->intent.fd, 0) == 0;
+	if (!b->intent.empty)
 		log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,
 			strerror(errno));
 }

@@ -127,12 +127,14 @@ static int handle(struct broker *b, int fd, const struct ucred *cred,
 	return err == -EINPROGRESS ? err : 0;
 }
 
-/* The request waiting on fd, read; NULL when the caller went first. */
+/* The request waiting on fd, read; NULL when the caller went first, or
+ * (*n 0) when it has not sent it yet. */
 static char *take_request(int fd, size_t *n)
 {
 	char *msg = malloc(LS_REQUEST_MAX + 1);
 	ssize_t got = msg ? recv(fd, msg, LS_REQUEST_MAX + 1,
 				 MSG_TRUNC | MSG_DONTWAIT) : -1;
+	*n = got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : 1;
 	if (got <= 0) {
 		free(msg);
 		return NULL;
@@ -164,12 +166,13 @@ static void drop(struct client *c, size_t *n, size_t i)
 	c[i] = c[--*n];
 }
 
-static void take(int lfd, struct client *c, size_t *n)
+/* A new connection, in c[*n - 1] when true. */
+static bool take(int lfd, struct client *c, size_t *n)
 {
 	socklen_t cl = sizeof c->cred;
 	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
-		return;
+		return false;
 	if (*n == MAXCLIENTS) {
 		size_t oldest = 0;
 		for (size_t i = 1; i < *n; i++)
@@ -180,17 +183,21 @@ static void take(int lfd, struct client *c, size_t *n)
 	c[*n] = (struct client){ .fd = fd, .since = time(NULL) };
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c[*n].cred, &cl) < 0) {
 		close(fd);
-		return;
+		return false;
 	}
 	++*n;
+	return true;
 }
 
-/* A connection with a request to read: served, or parked. */
+/* A connection with a request to read: served, or parked; one whose
+ * request has not come yet stays. */
 static void serve(struct broker *b, struct client *c, size_t *n, size_t i,
 		  struct client *park, size_t *np)
 {
 	struct client *cl = &c[i];
-	if ((cl->msg = take_request(cl->fd, &cl->n)) &&
+	if (!(cl->msg = take_request(cl->fd, &cl->n)) && !cl->n)
+		return;
+	if (cl->msg &&
 	    handle(b, cl->fd, &cl->cred, cl->msg, cl->n) == -EINPROGRESS) {
 		if (*np < MAXPARKED) {
 			park[(*np)++] = *cl;
@@ -258,8 +265,10 @@ void server_loop(struct broker *b)
 				serve(b, c, &n, i, park, &np);
 			else if (now - c[i].since > IDLE)
 				drop(c, &n, i);
-		if (p[0].revents & POLLIN)
-			take(b->listen_fd, c, &n);
+		/* the request mostly comes with the connection: served
+		 * at once, not after another round of poll() */
+		if (p[0].revents & POLLIN && take(b->listen_fd, c, &n))
+			serve(b, c, &n, n - 1, park, &np);
 	}
 	while (n > 0)
 		drop(c, &n, 0);

@@ -181,9 +181,7 @@ int journal_append(struct broker *b, const char *body, size_t len,
 		     checksum(body, len), (int)len, body);
 	if (n < 0)
 		return -ENOMEM;
-	if (lseek(b->st.jfd, b->st.jlen, SEEK_SET) < 0)
-		err = -errno;
-	else if ((err = save_put(b->st.jfd, rec, (size_t)n)) &&
+	if ((err = save_put(b->st.jfd, rec, (size_t)n, b->st.jlen)) &&
 		 ftruncate(b->st.jfd, b->st.jlen) < 0)
 		log_msg(LOG_WARNING, "%s/journal: %s", b->state_dir,
 			strerror(errno));
@@ -265,7 +263,7 @@ int cache_snapshot(struct broker *b)
 	if (fd < 0) {
 		err = -errno;
 	} else {
-		err = save_put(fd, text, len);
+		err = save_put(fd, text, len, 0);
 		if (close(fd) < 0 && !err)
 			err = -errno;
 		if (!err && rename(tmp, path) < 0)
