@@ -26,6 +26,7 @@ struct handle {
 				  order its table lists them (state.c) */
 	int fd;
 	int kid;               /* the kernel's mount id (fdinfo mnt_id) */
+	unsigned touched;      /* stcache.reuse of the save that touched it */
 	dev_t dev;             /* its superblock */
 	struct mount *m;
 	UT_hash_handle hh, hk; /* by_seq, by_kid */
@@ -111,6 +112,9 @@ struct stcache {
 	off_t snap;            /* the snapshot's length */
 	unsigned long long serial;  /* plan of the last record written */
 	unsigned tags;         /* the last tag given */
+	unsigned reuse;        /* nonzero while a delta writes trees: the
+				  saved path of a mount it did not touch
+				  is still the kernel's (stdelta.c) */
 	bool valid;            /* lines are the graph's, as saved */
 	bool found;            /* a saved state was there at start */
 	unsigned nns;          /* namespace lines among them (nsstate.c) */

@@ -58,6 +58,21 @@ static bool where(const struct handle *h, char *buf, size_t size)
 	return ok;
 }
 
+/* The path, escaped, of h's saved line, when a delta did not touch h:
+ * what the kernel has now, unless renamed behind the broker's back, and
+ * saved as it was before (a readlink a member costs more than the rest
+ * of a tree's save). */
+static const char *saved_path(const struct broker *b, const struct handle *h)
+{
+	char key[16];
+	if (!b->st.reuse || h->touched == b->st.reuse)
+		return NULL;
+	snprintf(key, sizeof key, "%d", h->kid);
+	const struct stline *l = cache_get(&b->st, key);
+	const char *sp = l ? strrchr(l->line, ' ') : NULL;
+	return sp && sp[1] ? sp + 1 : NULL;
+}
+
 /* One line, as the operation that sets it (stcache.c): the path where
  * the kernel has m now, or with graph where the graph puts it (the state
  * as a plan not carried out yet will leave it, intent.c). */
@@ -67,7 +82,9 @@ static void put_mount(const struct broker *b, FILE *f, const struct mount *m,
 	const struct handle *h = handle_of(b, m);
 	/* a namespace copy's mounts, too, where the kernel will have them */
 	char path[4096], *p = graph ? kernel_path(b, m) : NULL;
-	if (graph ? !p || strlen(p) >= sizeof path : !where(h, path, sizeof path))
+	const char *saved = graph ? NULL : saved_path(b, h);
+	if (graph ? !p || strlen(p) >= sizeof path :
+	    !saved && !where(h, path, sizeof path))
 		goto out;
 	if (p)
 		strcpy(path, p);
@@ -75,7 +92,10 @@ static void put_mount(const struct broker *b, FILE *f, const struct mount *m,
 		minor(h->dev), m->group, kid_of(b, m->master), m->unbindable);
 	put_escaped(f, m->root);
 	fputc(' ', f);
-	put_escaped(f, path);
+	if (saved)
+		fputs(saved, f);
+	else
+		put_escaped(f, path);
 	fputc('\n', f);
 out:
 	free(p);

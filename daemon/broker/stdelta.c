@@ -85,9 +85,12 @@ static void forget(struct kid **set)
 
 static void touch(struct delta *d, struct mount *m)
 {
+	struct handle *h = handle_of(d->b, m);
 	if (m->stamp == d->seen)
 		return;
 	m->stamp = d->seen;
+	if (h)
+		h->touched = d->seen;
 	if (VEC_PUSH(d->t, d->nt, d->ct, m))
 		d->err = -ENOMEM;
 }
@@ -206,9 +209,11 @@ static void write_delta(struct delta *d, FILE *f)
 		     p = next_in_tree(p, d->mv[i]))
 			if (handle_of(d->b, p))
 				touch(d, p);
+	d->b->st.reuse = d->graph ? 0 : d->seen;
 	d->seen = ++d->b->g.stamp;     /* from here: trees written */
 	for (size_t i = 0; i < d->nt; i++)
 		trees(d, d->t[i]);
+	d->b->st.reuse = 0;
 	for (size_t i = 0; i < d->no; i++)
 		if (once(d, &d->set, atoi(d->old[i])))
 			fprintf(f, "- %s\n", d->old[i]);
