@@ -71,11 +71,18 @@ static const struct fstype *fstype_of(const char *type)
 }
 
 /* Whether type is known to the kernel and needs a device: 1, 0, or -1
- * when the kernel does not know it (yet: mount(2) may load its module). */
+ * when the kernel does not know it (yet: mount(2) may load its module).
+ * A type it knew it knows for good, and the same way: the last few are
+ * kept (a read of /proc/filesystems is four system calls). */
 static int needs_device(const char *type)
 {
+	static struct { char name[32]; int dev; } seen[8];
+	static unsigned next;
 	char line[256];
 	int found = -1;
+	for (size_t i = 0; i < sizeof seen / sizeof *seen; i++)
+		if (strcmp(seen[i].name, type) == 0 && *type)
+			return seen[i].dev;
 	FILE *f = fopen("/proc/filesystems", "re");
 	while (f && found < 0 && fgets(line, sizeof line, f)) {
 		char *name = strchr(line, '\t');
@@ -87,6 +94,11 @@ static int needs_device(const char *type)
 	}
 	if (f)
 		fclose(f);
+	if (found >= 0 && strlen(type) < sizeof seen->name) {
+		strcpy(seen[next].name, type);
+		seen[next++].dev = found;
+		next %= sizeof seen / sizeof *seen;
+	}
 	return found;
 }
 
@@ -283,6 +295,36 @@ static int fork_mount(struct request *r, const char *source, const char *type,
 	return WIFEXITED(status) ? -WEXITSTATUS(status) : -EIO;
 }
 
+/* Filesystems that read no path, no descriptor number and nothing of
+ * the mounting process's root or cwd: their source is a mere name, their
+ * options numbers and words (each one's parser in Linux 6.18).  Mounted
+ * by the broker itself on NEWROOT/.t, there is nothing for the child's
+ * empty root to keep from the host.  Not autofs or fuse (fd=), nor any
+ * type this list does not know. */
+static bool reads_no_path(const char *type)
+{
+	static const char *const plain[] = {
+		"tmpfs", "ramfs", "proc", "sysfs", "devpts", "mqueue",
+		"hugetlbfs", "cgroup2",
+	};
+	for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
+		if (strcmp(plain[i], type) == 0)
+			return true;
+	return false;
+}
+
+/* The mount on NEWROOT/.t: by a child in NEWROOT, or, for a filesystem
+ * that reads no path (and none named), by the broker on q->tdir. */
+static int make_mount(struct request *r, const struct newreq *q,
+		      const char *type, unsigned long flags, const char *data)
+{
+	char at[32];
+	if (q->nobj || q->nref || !reads_no_path(type))
+		return fork_mount(r, q->source, type, flags, data);
+	snprintf(at, sizeof at, "/proc/self/fd/%d", q->tdir);
+	return mount(q->source, at, type, flags, data) < 0 ? -errno : 0;
+}
+
 /* The caller's paths of a new mount, looked up and laid out in NEWROOT. */
 static int prepare(struct request *r, const char *type, struct newreq *q)
 {
@@ -315,8 +357,7 @@ int newmount_make(struct request *r, const char *source, const char *type,
 			err = -ENOMEM;
 	enum phase was = phase(PHASE_EXECUTE);
 	if (!err)
-		err = fork_mount(r, q->source, type, flags,
-				 rendered ? rendered : data);
+		err = make_mount(r, q, type, flags, rendered ? rendered : data);
 	newroot_clear(b, q);
 	phase(was);
 	free(rendered);

@@ -204,7 +204,7 @@ int newroot_layout(struct request *r, struct newreq *q)
 	struct broker *b = r->b;
 	char at[PATH_MAX];
 	snprintf(at, sizeof at, "%s/.o", b->newroot);
-	if (mkdir(at, 0700) < 0 && errno != EEXIST)
+	if (q->nobj && mkdir(at, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	snprintf(at, sizeof at, "%s/.t", b->newroot);
 	if ((q->tdir = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
@@ -271,8 +271,17 @@ static void clear_tree(int dir, int kid, bool top)
 		close(fd);
 }
 
+/* What the request laid out goes; one that named no path (a tmpfs)
+ * laid out nothing, and what an earlier one may have failed to clear
+ * is cleared by the next that does. */
 void newroot_clear(struct broker *b, struct newreq *q)
 {
+	if (!q->nobj && !q->nref) {
+		if (q->tdir >= 0)
+			close(q->tdir);
+		q->tdir = -1;
+		return;
+	}
 	int root = open(b->newroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	int kid = root >= 0 ? fd_mnt_id(root) : -1;
 	if (root >= 0)

@@ -108,3 +108,19 @@ mount /mnt = ENOENT" ]
 	[[ $output == "mount /mnt = 0"$'\n'* ]]
 	[ -d "$J/mnt/lost+found" ]
 }
+
+# tmpfs, proc and the like read no path: the broker mounts them itself
+# (newmount.c, reads_no_path()).  Their source stays the caller's word,
+# whatever it looks like, and nothing of the broker's root shows.
+@test "a filesystem that reads no path: its source is the caller's word, as natively" {
+	same_as_kernel shimmed "$CALLER" --chroot "$J" --chdir /a/b \
+		mount ../../../../etc /mnt tmpfs 0 size=64k,mode=700 \
+		mount /proc/self/fd/0 /a tmpfs 0 mount x /proc proc 0 \
+		mount /etc /up tmpfs 0 nosuchoption
+	[[ $output == *"mount /mnt = 0"*"mount /a = 0"*"mount /proc = 0"* ]]
+	[[ $output == *"mount /up = EINVAL"* ]]
+	[[ $output == *"\$S/jail/mnt / tmpfs ../../../../etc rw/rw"* ]]
+	[[ $output == *"\$S/jail/a / tmpfs /proc/self/fd/0 rw/rw"* ]]
+	[ -e "$J/proc/self/mountinfo" ]
+	[ ! -e "$J/mnt/jailmarker" ]
+}
