@@ -64,6 +64,8 @@ struct peer {
 	bool cap_search;       /* CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH */
 	int root, cwd;         /* O_PATH descriptors on /proc/<pid>/root, cwd */
 	char *root_path;       /* fd_path(root), read once: peer_root() */
+	int proc;              /* /proc/<pid>, the process identified */
+	bool creds_due;        /* uid, gid, groups not read yet: peer_creds() */
 };
 
 /* One request, from its arrival to its answer (server.c): who asks, what
@@ -204,6 +206,8 @@ int peer_identify(struct peer *p, int sock, const struct ucred *cred,
 		  pid_t tid, uint32_t fd1);
 void peer_close(struct peer *p);
 const char *peer_root(struct peer *p);  /* where its root is now, or NULL */
+void peer_creds(struct peer *p);        /* uid, gid and groups read */
+uid_t peer_uid(struct peer *p);
 
 /* resolve.c */
 enum { RES_FOLLOW = 0, RES_NOFOLLOW = 1 };

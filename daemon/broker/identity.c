@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
@@ -29,6 +30,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "broker.h"
 
@@ -75,13 +77,13 @@ static char *read_small(int dir, const char *name)
 	return buf;
 }
 
-/* Credentials as permission checks see them now (fsuid, fsgid, groups,
- * caps), bounded by those of the connect: p->uid and p->gid hold
- * SO_PEERCRED's on entry. */
+/* Credentials as permission checks see them now (fsuid, fsgid, groups),
+ * bounded by those of the connect: p->uid and p->gid hold SO_PEERCRED's
+ * on entry.  Root at connect: what it is now (it may have dropped
+ * privilege since).  Not root at connect: that. */
 static int read_status(struct peer *p, int proc)
 {
 	char *text, *line, *next;
-	unsigned long long caps = 0;
 	unsigned uid = (unsigned)-1, gid = (unsigned)-1;
 	if (!(text = read_small(proc, "status")))
 		return -ESRCH;
@@ -90,14 +92,12 @@ static int read_status(struct peer *p, int proc)
 		if (*next)
 			*next++ = '\0';
 		unsigned r, e, s, fs;
-		if (!strchr("UGC", line[0]))
+		if (!strchr("UG", line[0]))
 			continue;      /* sscanf() is dear: 5 lines of 50 */
 		if (sscanf(line, "Uid: %u %u %u %u", &r, &e, &s, &fs) == 4)
 			uid = fs;
 		else if (sscanf(line, "Gid: %u %u %u %u", &r, &e, &s, &fs) == 4)
 			gid = fs;
-		else if (sscanf(line, "CapEff: %llx", &caps) == 1)
-			continue;
 		else if (strncmp(line, "Groups:", 7) == 0) {
 			char *q = line + 7, *end;
 			p->ngroups = 0;
@@ -107,21 +107,64 @@ static int read_status(struct peer *p, int proc)
 		}
 	}
 	free(text);
-	/* Root at connect: what it is now (it may have dropped privilege
-	 * since).  Not root at connect: that, and no capability at all. */
-	bool was_root = p->uid == 0;
-	if (was_root) {
+	if (p->uid == 0) {
 		p->uid = uid;
 		p->gid = gid;
 	} else if (uid != p->uid) {
 		p->ngroups = 0;    /* /proc's groups are someone else's now */
 	}
-	/* Capabilities count only in the broker's user namespace: in one of
-	 * its own (unshare -U -r, open to every user) a process has them all
-	 * and no power over the host's mounts, which the kernel knows. */
-	bool home = was_root && same_userns(proc);
+	return 0;
+}
+
+/* The caller's uid, gid and groups, read at their first use: a caller
+ * that was root at connect is mostly served on its capabilities alone
+ * (status is the dearest file of /proc to read).  It is read through the
+ * descriptor of /proc/<pid> that identification checked; a process gone
+ * meanwhile is no one (uid and gid -1, no groups). */
+void peer_creds(struct peer *p)
+{
+	if (!p->creds_due)
+		return;
+	p->creds_due = false;
+	if (p->proc < 0 || read_status(p, p->proc) < 0) {
+		p->uid = (uid_t)-1;
+		p->gid = (gid_t)-1;
+		p->ngroups = 0;
+	}
+}
+
+uid_t peer_uid(struct peer *p)
+{
+	peer_creds(p);
+	return p->uid;
+}
+
+/* The effective capabilities of pid as the kernel has them now (capget:
+ * the CapEff of /proc/<pid>/status, without the rest of that file); none
+ * when it cannot say. */
+static unsigned long long cap_effective(pid_t pid)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3,
+					      (int)pid };
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return d[0].effective | (unsigned long long)d[1].effective << 32;
+}
+
+/* Capabilities: none for a caller that was not root at connect, whatever
+ * it has become; and they count only in the broker's user namespace: in
+ * one of its own (unshare -U -r, open to every user) a process has them
+ * all and no power over the host's mounts, which the kernel knows. */
+static int read_caps(struct peer *p, int proc)
+{
+	if (p->uid != 0)
+		return read_status(p, proc);
+	unsigned long long caps = cap_effective(p->pid);
+	bool home = same_userns(proc);
 	p->cap_admin = home && cap(caps, 21);      /* CAP_SYS_ADMIN */
 	p->cap_search = home && (cap(caps, 1) || cap(caps, 2));
+	p->creds_due = true;
 	return 0;
 }
 
@@ -145,7 +188,7 @@ static int peer_read(struct peer *p, int proc, pid_t pid, pid_t tid,
 	p->pid = pid;
 	p->uid = uid;
 	p->gid = gid;
-	p->root = p->cwd = -1;
+	p->root = p->cwd = p->proc = -1;
 	if (tid > 0 && tid != pid) {
 		snprintf(task, sizeof task, "task/%d/", (int)tid);
 		if ((p->root = open_in(proc, task, "root", O_DIRECTORY)) < 0)
@@ -154,7 +197,7 @@ static int peer_read(struct peer *p, int proc, pid_t pid, pid_t tid,
 	if (p->root < 0)
 		p->root = open_in(proc, "", "root", O_DIRECTORY);
 	p->cwd = open_in(proc, task, "cwd", 0);
-	if (p->root < 0 || p->cwd < 0 || read_status(p, proc) < 0) {
+	if (p->root < 0 || p->cwd < 0 || read_caps(p, proc) < 0) {
 		peer_close(p);
 		return -ESRCH;
 	}
@@ -167,7 +210,9 @@ void peer_close(struct peer *p)
 		close(p->root);
 	if (p->cwd >= 0)
 		close(p->cwd);
-	p->root = p->cwd = -1;
+	if (p->proc >= 0)
+		close(p->proc);
+	p->root = p->cwd = p->proc = -1;
 	free(p->root_path);
 	p->root_path = NULL;
 }
@@ -284,7 +329,9 @@ int peer_identify(struct peer *p, int sock, const struct ucred *cred,
 		peer_close(p);
 		err = -ESRCH;
 	}
-	if (proc >= 0)
+	if (!err)
+		p->proc = proc;        /* peer_creds() reads through it */
+	else if (proc >= 0)
 		close(proc);
 	return err;
 }

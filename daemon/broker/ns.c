@@ -96,7 +96,7 @@ static int token_new(struct request *r, struct nsrec *n, int place,
 {
 	int sv[2], err = 0;
 	struct stat st;
-	uid_t uid = r->caller.uid;
+	uid_t uid = peer_uid(&r->caller);
 	/* tokens an earlier broker made count until found closed */
 	if (ns_ntokens >= TOKENS_MAX || tokens_of(uid) >= TOKENS_PER_UID)
 		ns_orphans_drop(true);
@@ -334,7 +334,7 @@ int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 		if (!reachable(proot, r->caller.root))
 			err = -ENOENT;
 		else if (!r->caller.cap_admin &&
-			 !same_owner(pid, r->caller.uid))
+			 !same_owner(pid, peer_uid(&r->caller)))
 			err = -EACCES;
 	}
 	struct mount *m = mount_of_kid(b, fd_mnt_id(proot));

@@ -74,7 +74,8 @@ static void forget_jails(struct broker *b, const char *dir)
  * (STATE/ns/PID.ID, another PID). */
 int ns_teardown(struct broker *b, struct ns *ns)
 {
-	struct request r = { .b = b, .staged = -1 };
+	struct request r = { .b = b, .staged = -1,
+			     .caller = { .root = -1, .cwd = -1, .proc = -1 } };
 	struct handle *h = ns->root ? handle_of(b, ns->root) : NULL;
 	char *dir = h ? fd_path(h->fd) : NULL, top[PATH_MAX];
 	plan_begin(&b->g);

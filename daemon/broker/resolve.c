@@ -37,11 +37,12 @@ static bool in_group(const struct peer *p, gid_t g)
 }
 
 /* May the caller look up names in this directory (x permission)? */
-static int may_search(const struct peer *p, int dir)
+static int may_search(struct peer *p, int dir)
 {
 	struct stat st;
 	if (p->cap_search)
 		return 0;
+	peer_creds(p);
 	if (fd_stat(dir, &st) < 0)
 		return -errno;
 	mode_t bit = st.st_uid == p->uid ? S_IXUSR :
@@ -103,7 +104,7 @@ static int link_text(const struct peer *p, const struct mount *m, int fd,
 
 struct walk {
 	struct broker *b;
-	const struct peer *p;
+	struct peer *p;
 	int cur;
 	char *rest;            /* what is left of the path, malloc'ed */
 	size_t pos;

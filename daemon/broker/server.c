@@ -88,7 +88,7 @@ static int handle(struct broker *b, int fd, const struct ucred *cred,
 		  const char *msg, size_t n)
 {
 	struct request r = { .b = b, .staged = -1,
-			     .caller = { .root = -1, .cwd = -1 } };
+			     .caller = { .root = -1, .cwd = -1, .proc = -1 } };
 	struct answer a = { .pass = -1 };
 	struct ls_req_view q;
 	char *f[LS_NFIELDS] = { 0 };

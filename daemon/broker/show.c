@@ -29,9 +29,9 @@ static int text_open(struct text *t)
 /* The text is written (wrote: the renderer's 0 or -errno); *pass gets a
  * read-only descriptor of it, of memory that is not the state
  * directory's and counts against an unprivileged caller (reply.c). */
-static uid_t counted(const struct request *r)
+static uid_t counted(struct request *r)
 {
-	return r->caller.cap_admin ? REPLY_UNCOUNTED : r->caller.uid;
+	return r->caller.cap_admin ? REPLY_UNCOUNTED : peer_uid(&r->caller);
 }
 
 static int text_done(struct request *r, struct text *t, int *pass, int wrote)

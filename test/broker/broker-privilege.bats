@@ -77,3 +77,19 @@ bound() {
 	[ -e "$S/victim/root-file" ]
 	assert_broker_serves
 }
+
+# A caller root at connect is served on its capabilities, its uid, gid
+# and groups read only when a check needs them (identity.c peer_creds()):
+# one that checks files as another user (setfsuid, which takes the
+# filesystem capabilities away) is searched with that user's permission.
+@test "root checking files as another user (setfsuid): searched as that user, as natively" {
+	mkdir -p "$J/own/d" "$J/rootonly/d"
+	chown 65534:65534 "$J/own"
+	chmod 700 "$J/own" "$J/rootonly"
+	same_as_kernel shimmed "$CALLER" --chroot "$J" --fsuid 65534 \
+		mount t1 /own/d tmpfs 0 umount /own/d 0 \
+		mount t2 /rootonly/d tmpfs 0 mount t3 /own/../rootonly/d tmpfs 0
+	[[ $output == *"mount /own/d = 0"*"umount /own/d = 0"* ]]
+	[[ $output == *"mount /rootonly/d = EACCES"* ]]
+	[[ $output == *"mount /own/../rootonly/d = EACCES"* ]]
+}

@@ -12,6 +12,8 @@
  *   --chroot DIR     chroot(DIR) through libc (the shim sees it), chdir("/")
  *   --chdir DIR      then chdir(DIR)
  *   --uid N          then drop to uid and gid N, no groups, no capabilities
+ *   --fsuid N        or keep root but check files as uid and gid N
+ *                    (setfsuid: the filesystem capabilities go with it)
  *   --thread-cwd DIR then start a thread that takes a cwd of its own
  *                    (unshare CLONE_FS) in DIR and sleeps: a use of DIR's
  *                    mount that /proc/PID/cwd does not show
@@ -56,6 +58,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/fsuid.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -75,12 +78,12 @@
 
 static struct {
 	const char *open_path, *root, *dir, *out, *thread_cwd, *own_cwd;
-	long uid;
+	long uid, fsuid;
 	bool raw, fork, vfork;
 	int threads, repeat, fd;
 	char **steps;
 	int nsteps;
-} opt = { .uid = -1, .threads = 0, .repeat = 1, .fd = -1 };
+} opt = { .uid = -1, .fsuid = -1, .threads = 0, .repeat = 1, .fd = -1 };
 
 static char results[1 << 16];  /* --closefds: collected here */
 static size_t nresults;
@@ -281,6 +284,12 @@ static void setup(void)
 			     setresuid((uid_t)opt.uid, (uid_t)opt.uid,
 				       (uid_t)opt.uid) < 0))
 		die("drop privileges");
+	if (opt.fsuid >= 0) {
+		setfsgid((gid_t)opt.fsuid);
+		setfsuid((uid_t)opt.fsuid);
+		if (setfsuid((uid_t)-1) != (int)opt.fsuid)
+			die("setfsuid");
+	}
 	if (opt.thread_cwd &&
 	    (errno = pthread_create(&t, NULL, hold_cwd, NULL)))
 		die("pthread_create");
@@ -347,6 +356,7 @@ int main(int argc, char **argv)
 		else if (strcmp(o, "chroot") == 0) opt.root = v;
 		else if (strcmp(o, "chdir") == 0) opt.dir = v;
 		else if (strcmp(o, "uid") == 0) opt.uid = atol(v);
+		else if (strcmp(o, "fsuid") == 0) opt.fsuid = atol(v);
 		else if (strcmp(o, "threads") == 0) opt.threads = atoi(v);
 		else if (strcmp(o, "repeat") == 0) opt.repeat = atoi(v);
 		else if (strcmp(o, "closefds") == 0) opt.out = v;
