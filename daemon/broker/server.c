@@ -41,7 +41,8 @@ int server_listen(const char *addr)
 		}
 		unlink(addr);
 	}
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	/* non-blocking: server_loop() accepts until none is waiting */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)&sa, len) < 0 || listen(fd, 64) < 0 ||
@@ -149,7 +150,7 @@ static char *take_request(int fd, size_t *n)
  * all MAXCLIENTS slots are taken.  Requests parked on a stalled
  * filesystem (slow.c) keep their connection and message; MAXPARKED of
  * them, then the next gets EAGAIN. */
-enum { MAXCLIENTS = 128, IDLE = 10, MAXPARKED = 64 };
+enum { MAXCLIENTS = 128, IDLE = 10, MAXPARKED = 64, BATCH = 16 };
 
 struct client {
 	int fd;
@@ -266,8 +267,10 @@ void server_loop(struct broker *b)
 			else if (now - c[i].since > IDLE)
 				drop(c, &n, i);
 		/* the request mostly comes with the connection: served
-		 * at once, not after another round of poll() */
-		if (p[0].revents & POLLIN && take(b->listen_fd, c, &n))
+		 * at once, not after another round of poll(); with many
+		 * callers, up to BATCH of them before the others' turn */
+		for (int i = 0; i < BATCH && p[0].revents & POLLIN &&
+		     take(b->listen_fd, c, &n); i++)
 			serve(b, c, &n, n - 1, park, &np);
 	}
 	while (n > 0)
