@@ -23,6 +23,6 @@ void mntns_init(void);
 /* 0 when pid is in the broker's mount namespace, or op needs none (status);
  * -EXDEV, and a log line saying why, when it is not: the broker's mounts
  * are not in its namespace and its own never reach the broker's. */
-int mntns_check(unsigned op, pid_t pid);
+int mntns_check(unsigned op, pid_t pid, int proc); /* proc: /proc/<pid> */
 
 #endif

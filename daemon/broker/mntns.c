@@ -10,6 +10,7 @@
  * namespaces has one table for all, and nothing to check.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -26,16 +27,14 @@ void mntns_init(void)
 	known = stat("/proc/self/ns/mnt", &own) == 0;
 }
 
-int mntns_check(unsigned op, pid_t pid)
+int mntns_check(unsigned op, pid_t pid, int proc)
 {
-	char path[64];
 	struct stat st;
 	if (!known || op == LS_OP_STATUS)
 		return 0;
-	snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
 	/* gone already, or /proc hides it: the request fails later on its
 	 * own (identity.c reads the same /proc/<pid>) */
-	if (stat(path, &st) < 0)
+	if (fstatat(proc, "ns/mnt", &st, 0) < 0)
 		return 0;
 	if (st.st_dev == own.st_dev && st.st_ino == own.st_ino)
 		return 0;

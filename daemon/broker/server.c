@@ -103,7 +103,7 @@ static int handle(struct broker *b, int fd, const struct ucred *cred,
 		fault_caller(cred->pid);
 		err = peer_identify(&r.caller, fd, cred, (pid_t)q.tid, q.fd1);
 		if (!err)
-			err = mntns_check(q.op, cred->pid);
+			err = mntns_check(q.op, cred->pid, r.caller.proc);
 		phase(PHASE_RESOLVE);  /* the policy's checks count there */
 		if (!err)
 			err = policy_serve(&r, q.op, q.arg, f, &a);
