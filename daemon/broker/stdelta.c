@@ -85,10 +85,10 @@ static void forget(struct kid **set)
 
 static void touch(struct delta *d, struct mount *m)
 {
-	struct handle *h = handle_of(d->b, m);
 	if (m->stamp == d->seen)
 		return;
 	m->stamp = d->seen;
+	struct handle *h = handle_of(d->b, m);
 	if (h)
 		h->touched = d->seen;
 	if (VEC_PUSH(d->t, d->nt, d->ct, m))
