@@ -24,15 +24,21 @@ char *fd_path(int fd)
 	return strdup(path);
 }
 
+/* Whether path is top or below it (every path is below "/"). */
+static bool under(const char *path, const char *top)
+{
+	size_t t = strlen(top);
+	return strcmp(top, "/") == 0 || (strncmp(path, top, t) == 0 &&
+					 (path[t] == '/' || path[t] == '\0'));
+}
+
 /* Whether the object fd is inside the directory root, as the kernel has
  * both now. */
 bool fd_within(int fd, int root)
 {
 	char *path = fd_path(fd), *top = fd_path(root);
-	size_t t = top ? strlen(top) : 0;
 	bool in = path && top && !strstr(path, " (deleted)") &&
-		  (strcmp(top, "/") == 0 || (strncmp(path, top, t) == 0 &&
-		   (path[t] == '/' || path[t] == '\0')));
+		  under(path, top);
 	free(path);
 	free(top);
 	return in;
@@ -60,19 +66,18 @@ int fd_loc_at(struct broker *b, int fd, const char *path,
 	struct handle *h = m ? handle_of(b, m) : NULL;
 	char *top = h ? fd_path(h->fd) : NULL;
 	int err = -EIO;
-	size_t t = top ? strlen(top) : 0;
 	if (!top) {
 		log_msg(LOG_WARNING, "%s: on a mount the broker does not know",
 			path);
 	} else if (strlen(path) > 10 &&
 		   strcmp(path + strlen(path) - 10, " (deleted)") == 0) {
 		err = -ENOENT;
-	} else if (strcmp(top, "/") != 0 && (strncmp(path, top, t) != 0 ||
-		   (path[t] != '/' && path[t] != '\0'))) {
+	} else if (!under(path, top)) {
 		log_msg(LOG_WARNING, "%s: not under its mount's root %s", path,
 			top);
 	} else {
-		const char *rel = strcmp(top, "/") == 0 ? path : path + t;
+		const char *rel = strcmp(top, "/") == 0 ? path :
+				  path + strlen(top);
 		if (strcmp(rel, "/") == 0)
 			rel = "";
 		err = asprintf(dirbuf, "%s%s", strcmp(m->root, "/") == 0 &&
