@@ -26,7 +26,6 @@ struct handle {
 				  order its table lists them (state.c) */
 	int fd;
 	int kid;               /* the kernel's mount id (fdinfo mnt_id) */
-	unsigned touched;      /* stcache.reuse of the save that touched it */
 	dev_t dev;             /* its superblock */
 	struct mount *m;
 	UT_hash_handle hh, hk; /* by_seq, by_kid */
@@ -103,7 +102,6 @@ struct intent {
 struct stline {
 	char *key;             /* the line's head: its first word or two */
 	char *line;            /* without its newline */
-	unsigned tag;          /* the propagation tree it was written with */
 	UT_hash_handle hh;
 };
 
@@ -113,10 +111,6 @@ struct stcache {
 	off_t jlen;            /* its length: whole records only */
 	off_t snap;            /* the snapshot's length */
 	unsigned long long serial;  /* plan of the last record written */
-	unsigned tags;         /* the last tag given */
-	unsigned reuse;        /* nonzero while a delta writes trees: the
-				  saved path of a mount it did not touch
-				  is still the kernel's (stdelta.c) */
 	bool valid;            /* lines are the graph's, as saved */
 	bool found;            /* a saved state was there at start */
 	unsigned nns;          /* namespace lines among them (nsstate.c) */
@@ -289,8 +283,10 @@ int state_full(struct broker *b);
 void state_ns_ops(struct broker *b, FILE *f);
 int state_load(struct broker *b);
 int kid_of(const struct broker *b, const struct mount *m);
-void put_tree(struct broker *b, FILE *f, struct mount *top, bool graph,
-	      unsigned seen);
+bool has_line(const struct broker *b, const struct mount *m);
+int line_before(const struct broker *b, const struct mount *m, bool ring);
+bool put_mount(const struct broker *b, FILE *f, const struct mount *m,
+	       bool graph);
 bool put_children_of(const struct broker *b, FILE *f, const struct mount *m,
 		     const char *prefix);
 
@@ -305,8 +301,6 @@ int state_save(struct broker *b);
 const struct stline *cache_get(const struct stcache *c, const char *key);
 int cache_apply(struct stcache *c, const char *body, size_t len);
 void cache_clear(struct stcache *c);
-void cache_tree(const struct stcache *c, unsigned tag,
-		void (*fn)(void *ctx, const struct stline *l), void *ctx);
 void cache_put(const struct stcache *c, FILE *f);
 int cache_snapshot(struct broker *b);
 void state_close(struct broker *b);

@@ -4,10 +4,16 @@
  * broker writes that down, before it answers, and reads it back when it
  * starts, after importing the table.
  *
- * A line per mount that propagates, each propagation tree in pre-order
- * (peer rings, then slave lists, in order):
+ * A line per mount that propagates (a propagation tree's lines in
+ * pre-order when the whole state is written, in any order after):
  *     <kernel mount id> <major:minor> <group> <master's mount id or 0>
  *     <unbindable 0|1> <root, escaped> <path, escaped>
+ *     <the peer before it in its ring or 0> <the slave before it in its
+ *     master's list or 0>
+ * (the last two: ids of mounts that have lines; the load rebuilds the
+ * rings and slave lists from them, stload.c, so that a change writes
+ * only the lines of the mounts it changed, stdelta.c; format 2 lacked
+ * them, and its trees' line order made the order)
  * then a line per mount whose children are listed in another order than
  * they were made (the table shows only the latter):
  *     children <kernel mount id> <its children's ids, in list order>
@@ -19,7 +25,7 @@
  *     nstoken <number, 0: the broker's own> <socket inode> <member 0|1>
  *        <uid> <place's mount id> <place, escaped>
  * (a broker older than the ns lines skips them: its copies' mounts become
- * its own, as they did before these lines, so the format stays 2).
+ * its own, as they did before these lines).
  * The lines are kept as a snapshot, "state" (the magic line, "# plan N":
  * the last plan it holds, recover.c; readers skip any line that is not a
  * mount's), and a journal of what each request changed since, "journal"
@@ -58,47 +64,52 @@ static bool where(const struct handle *h, char *buf, size_t size)
 	return ok;
 }
 
-/* The path, escaped, of h's saved line, when a delta did not touch h:
- * what the kernel has now, unless renamed behind the broker's back, and
- * saved as it was before (a readlink a member costs more than the rest
- * of a tree's save). */
-static const char *saved_path(const struct broker *b, const struct handle *h)
+/* Whether m has a line: held, and not gone with the plan. */
+bool has_line(const struct broker *b, const struct mount *m)
 {
-	char key[16];
-	if (!b->st.reuse || h->touched == b->st.reuse)
-		return NULL;
-	snprintf(key, sizeof key, "%d", h->kid);
-	const struct stline *l = cache_get(&b->st, key);
-	const char *sp = l ? strrchr(l->line, ' ') : NULL;
-	return sp && sp[1] ? sp + 1 : NULL;
+	return !m->dead && handle_of(b, m);
+}
+
+/* The mount with a line nearest before m in its ring (ring) or in its
+ * master's slave list: its kernel id, 0 when none. */
+int line_before(const struct broker *b, const struct mount *m, bool ring)
+{
+	const struct list *head = ring ? &m->share : &m->master->slaves;
+	const struct list *l = ring ? m->share.prev : m->slave.prev;
+	for (; l != head; l = l->prev) {
+		const struct mount *p = ring ?
+			list_entry(l, struct mount, share) :
+			list_entry(l, struct mount, slave);
+		if (has_line(b, p))
+			return kid_of(b, p);
+	}
+	return 0;
 }
 
 /* One line, as the operation that sets it (stcache.c): the path where
  * the kernel has m now, or with graph where the graph puts it (the state
- * as a plan not carried out yet will leave it, intent.c). */
-static void put_mount(const struct broker *b, FILE *f, const struct mount *m,
-		      bool graph, unsigned tag)
+ * as a plan not carried out yet will leave it, intent.c); false when
+ * that path cannot be had (no line). */
+bool put_mount(const struct broker *b, FILE *f, const struct mount *m,
+	       bool graph)
 {
 	const struct handle *h = handle_of(b, m);
 	/* a namespace copy's mounts, too, where the kernel will have them */
 	char path[4096], *p = graph ? kernel_path(b, m) : NULL;
-	const char *saved = graph ? NULL : saved_path(b, h);
-	if (graph ? !p || strlen(p) >= sizeof path :
-	    !saved && !where(h, path, sizeof path))
-		goto out;
-	if (p)
-		strcpy(path, p);
-	fprintf(f, "+ %u %d %u:%u %u %d %d ", tag, h->kid, major(h->dev),
-		minor(h->dev), m->group, kid_of(b, m->master), m->unbindable);
-	put_escaped(f, m->root);
-	fputc(' ', f);
-	if (saved)
-		fputs(saved, f);
-	else
-		put_escaped(f, path);
-	fputc('\n', f);
-out:
+	bool ok = graph ? p && strlen(p) < sizeof path :
+		  where(h, path, sizeof path);
+	if (ok) {
+		fprintf(f, "+ 0 %d %u:%u %u %d %d ", h->kid, major(h->dev),
+			minor(h->dev), m->group, kid_of(b, m->master),
+			m->unbindable);
+		put_escaped(f, m->root);
+		fputc(' ', f);
+		put_escaped(f, p ? p : path);
+		fprintf(f, " %d %d\n", m->group ? line_before(b, m, true) : 0,
+			m->master ? line_before(b, m, false) : 0);
+	}
 	free(p);
+	return ok;
 }
 
 /* Whether m's children are listed in another order than the kernel made
@@ -136,18 +147,15 @@ bool put_children_of(const struct broker *b, FILE *f, const struct mount *m,
 	return true;
 }
 
-/* The lines of top's propagation tree, peer rings and slave lists in
- * order: state_load() appends in line order, and the order of a slave
- * list is the order in which the copies of a propagation are made.  Its
- * mounts are stamped seen; the tree gets a tag of its own (stcache.c). */
-void put_tree(struct broker *b, FILE *f, struct mount *top, bool graph,
-	      unsigned seen)
+/* The lines of top's propagation tree in pre-order, as the load puts
+ * them (stload.c); its mounts are stamped seen. */
+static void put_tree(struct broker *b, FILE *f, struct mount *top,
+		     unsigned seen)
 {
-	unsigned tag = ++b->st.tags ?: ++b->st.tags;
 	for (struct mount *p = top; p; p = propagation_next(p, top)) {
 		p->stamp = seen;
-		if (handle_of(b, p) && !p->dead)
-			put_mount(b, f, p, graph, tag);
+		if (has_line(b, p))
+			put_mount(b, f, p, false);
 	}
 }
 
@@ -172,7 +180,7 @@ static void put_all(struct broker *b, FILE *f)
 		if (m->stamp == seen || m->master ||
 		    !(m->group || m->unbindable))
 			continue;
-		put_tree(b, f, m, false, seen);
+		put_tree(b, f, m, seen);
 	}
 	for (struct list *l = b->g.order.next; l != &b->g.order; l = l->next) {
 		put_children_of(b, f, list_entry(l, struct mount, order),

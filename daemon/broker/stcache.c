@@ -8,10 +8,10 @@
  * most one per key; what a request changed is a record of operations:
  *     + <tag> <line>    the line of its key, set, and put last
  *     - <key>           the line of that key, gone
- * tag names the propagation tree the line was written with (0: none):
- * state.c writes a tree's lines again all together whenever one of them
- * changes, so that their order (which makes peer rings and slave lists
- * at load) stays theirs.  Order across trees means nothing.
+ * (tag: 0; format 2 numbered the propagation tree written whole with it,
+ * and its readers need the field).  The order of lines means nothing:
+ * a mount's line names its neighbours in its peer ring and slave list
+ * (state.c).
  *
  * On disk: <state dir>/state, the snapshot (magic, "# plan N", lines),
  * and <state dir>/journal, records appended since the snapshot, each
@@ -34,7 +34,8 @@
 #include <unistd.h>
 #include "broker.h"
 
-#define MAGIC "libshare-state 2"
+#define MAGIC "libshare-state 3"
+#define MAGIC2 "libshare-state 2"    /* read too: its lines lack links */
 enum { JOURNAL_MIN = 64 * 1024 };
 
 /* A line's key: its first word, a number, or else its first two words;
@@ -74,7 +75,6 @@ static void drop(struct stcache *c, struct stline *l)
 static int apply_one(struct stcache *c, const char *op, size_t len)
 {
 	struct stline *l;
-	unsigned tag;
 	int at = 0;
 	if (len > 2 && op[0] == '-' && op[1] == ' ') {
 		size_t k = key_len(op + 2, len - 2);
@@ -86,7 +86,7 @@ static int apply_one(struct stcache *c, const char *op, size_t len)
 	if (len < 3 || op[0] != '+' || op[1] != ' ' || op[2] < '0' ||
 	    op[2] > '9')
 		return -EINVAL;
-	tag = (unsigned)strtoul(op + 2, &end, 10);
+	strtoul(op + 2, &end, 10);      /* the tag */
 	at = (int)(end - op) + 1;      /* the line, after its tag's space */
 	if (*end != ' ' || (size_t)at >= len)
 		return -EINVAL;
@@ -99,7 +99,6 @@ static int apply_one(struct stcache *c, const char *op, size_t len)
 		free(l);
 		return -ENOMEM;
 	}
-	l->tag = tag;
 	l->key = l->line;      /* the key is the line's head */
 	HASH_ADD_KEYPTR(hh, c->lines, l->key, k, l);
 	c->nns += nsstate_line(l->line);
@@ -129,15 +128,6 @@ void cache_clear(struct stcache *c)
 	HASH_ITER(hh, c->lines, l, tmp)
 		drop(c, l);
 	c->valid = false;
-}
-
-/* Every line of tree tag, in order (the tree's own lines are few). */
-void cache_tree(const struct stcache *c, unsigned tag,
-		void (*fn)(void *ctx, const struct stline *l), void *ctx)
-{
-	for (const struct stline *l = c->lines; l; l = l->hh.next)
-		if (l->tag == tag)
-			fn(ctx, l);
 }
 
 /* The lines, in order, as the state file has them. */
@@ -301,10 +291,11 @@ int cache_read_snapshot(struct broker *b)
 	if (!f)
 		return errno == ENOENT ? 0 : -errno;
 	n = getline(&line, &size, f);
-	if (n <= 0 || strcmp(line, MAGIC "\n") != 0) {
+	if (n <= 0 || (strcmp(line, MAGIC "\n") != 0 &&
+		       strcmp(line, MAGIC2 "\n") != 0)) {
 		fclose(f);             /* another format, or no state at all */
 		free(line);
-		statedir_set_aside(b, "not a state file of format 2");
+		statedir_set_aside(b, "not a state file of format 2 or 3");
 		return 1;
 	}
 	int err = 0;

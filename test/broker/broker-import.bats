@@ -241,3 +241,30 @@ floppy_id_reused() {
 	same_as_kernel jail mount -t tmpfs JDISK /floppy
 	[ "$(mountpoints_of JDISK)" = "$J/floppy" ]
 }
+
+@test "a state whose links make no tree (cycles, a mount before itself, two after one) loads what it can and serves" {
+	local a b c d
+	mkdir -p "$S/l1" "$S/l2" "$S/l3" "$S/l4"
+	for m in l1 l2 l3 l4; do
+		host mount -t tmpfs "$m" "$S/$m"
+	done
+	broker_stop
+	a=$(id_dev_of "$S/l1") b=$(id_dev_of "$S/l2")
+	c=$(id_dev_of "$S/l3") d=$(id_dev_of "$S/l4")
+	{
+		echo "libshare-state 3"
+		# masters of each other; each before itself in its ring
+		echo "$a 4 ${b% *} 0 / $S/l1 ${a% *} ${b% *}"
+		echo "$b 4 ${a% *} 0 / $S/l2 ${b% *} ${a% *}"
+		# two lines after the same peer, one before a mount of no line
+		echo "$c 5 0 0 / $S/l3 ${d% *} 0"
+		echo "$d 5 0 0 / $S/l4 ${d% *} 0"
+		echo "${c% *} 0:0 5 0 0 / /nowhere 999999 -7"
+	} >"$STATE/state"
+	broker_start
+	assert_broker_serves
+	assert_count_agrees
+	mkdir "$S/m"
+	host mount -t tmpfs M "$S/m"
+	[ "$(mountpoints_of M)" = "$S/m" ]
+}

@@ -81,7 +81,7 @@ binds_work() {
 		"$BATS_TEST_TMPDIR/start.err"
 	grep -q "stage: 65 leftovers removed" "$BATS_TEST_TMPDIR/start.err"
 	grep -q "state.new: an unfinished save, removed" "$BATS_TEST_TMPDIR/start.err"
-	grep -q "state: not a state file of format 2; set aside" \
+	grep -q "state: not a state file of format 2 or 3; set aside" \
 		"$BATS_TEST_TMPDIR/start.err"
 	# the leftover mounts are gone from the kernel and were never imported
 	[ -z "$(mounts_of left-staged)" ]
@@ -91,7 +91,7 @@ binds_work() {
 	[ -f "$STATE/state.old" ]
 	binds_work
 	# the broker saves its state again, in its own format
-	head -n 1 "$STATE/state" | grep -qx 'libshare-state 2'
+	head -n 1 "$STATE/state" | grep -qx 'libshare-state 3'
 }
 
 @test "a state file that is a directory is set aside" {
