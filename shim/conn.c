@@ -111,7 +111,8 @@ static int broker_connect(void)
 }
 
 /* The request, from the calling thread: 0, SHIM_NOBROKER when it could
- * not be sent, -EINVAL for one the codec refuses (the broker would). */
+ * not be sent, -EINVAL for one the codec refuses (the broker would),
+ * -EFAULT for a field the kernel could not read. */
 static int send_request(int fd, const struct ls_req_view *q)
 {
 	struct ls_req_view t = *q;
@@ -124,6 +125,9 @@ static int send_request(int fd, const struct ls_req_view *q)
 	do
 		r = shim_raw(SYS_sendmsg, fd, (long)&o.mh, MSG_NOSIGNAL, 0, 0, 0);
 	while (r == -EINTR);
+	/* EFAULT: a caller's field unmapped since it was measured */
+	if (r == -EFAULT)
+		return -EFAULT;
 	return r == (long)o.size ? 0 : SHIM_NOBROKER;
 }
 

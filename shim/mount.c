@@ -15,17 +15,26 @@
 #include "mount_abi.h"
 #include "shim.h"
 
-/* A path argument as the kernel copies it: -EFAULT when NULL, `toolong`
- * when it does not fit in PATH_MAX with its NUL. */
-static long measure(const char *s, long toolong, uint32_t *len)
+/* A path argument as the kernel copied it (m, shim_measure()): 0 and
+ * its length in *len, -EFAULT when NULL or unreadable before its NUL, or
+ * `toolong` when it does not fit in PATH_MAX with its NUL. */
+static long path_arg(const struct shim_str *m, long toolong, uint32_t *len)
 {
-	size_t n;
-	if (!s)
+	if (!m->s || m->len < 0)
 		return -EFAULT;
-	n = strnlen(s, SHIM_PATH_MAX);
-	if (n == SHIM_PATH_MAX)
+	if (m->len == SHIM_PATH_MAX)
 		return toolong;
-	*len = (uint32_t)n;
+	*len = (uint32_t)m->len;
+	return 0;
+}
+
+/* Mount data as the kernel copied it (m): 0 and its length up to its NUL
+ * or its first unreadable byte, or -EFAULT when none can be read. */
+static long data_arg(const struct shim_str *m, uint32_t *len)
+{
+	if (m->len < 0)
+		return m->len;
+	*len = (uint32_t)m->len;
 	return 0;
 }
 
@@ -45,23 +54,33 @@ static long forward(const struct ls_req_view *q, long nr, long a, long b,
 
 /* The kernel copies type, then source (both -EINVAL when too long:
  * strndup_user()), then the data page, and only then looks up the target,
- * before any flag or privilege check.  Data is a string to the kernel
- * beyond the page's last byte, which it forces to NUL; binary mount data
- * (long obsolete) would be cut at its first NUL. */
+ * before any flag or privilege check.  It copies the data page up to the
+ * first byte it cannot read (copy_mount_options(): EFAULT only when that
+ * is the first) and forces its last byte to NUL: data is a string to the
+ * kernel beyond that page, so binary mount data (long obsolete) would be
+ * cut at its first NUL.  The shim reads no byte the kernel would not
+ * (peek.c), all four in one system call when they are short. */
 long shim_mount(const char *source, const char *target, const char *type,
 		unsigned long flags, const void *data)
 {
 	struct ls_req_view q = { .op = LS_OP_MOUNT, .arg = flags,
 				 .field = { source, target, type, data } };
+	struct shim_str m[4] = {
+		{ .s = type, .max = SHIM_PATH_MAX },
+		{ .s = source, .max = SHIM_PATH_MAX },
+		{ .s = data, .max = SHIM_DATA_MAX, .partial = 1 },
+		{ .s = target, .max = SHIM_PATH_MAX },
+	};
 	long err = 0;
+	shim_measure(m, 4);
 	if (type)
-		err = measure(type, -EINVAL, &q.len[2]);
+		err = path_arg(&m[0], -EINVAL, &q.len[2]);
 	if (!err && source)
-		err = measure(source, -EINVAL, &q.len[0]);
-	if (!err)
-		err = measure(target, -ENAMETOOLONG, &q.len[1]);
+		err = path_arg(&m[1], -EINVAL, &q.len[0]);
 	if (!err && data)
-		q.len[3] = (uint32_t)strnlen(data, SHIM_DATA_MAX);
+		err = data_arg(&m[2], &q.len[3]);
+	if (!err)
+		err = path_arg(&m[3], -ENAMETOOLONG, &q.len[1]);
 	if (!err)
 		err = forward(&q, SYS_mount, (long)source, (long)target,
 			      (long)type, (long)flags, (long)data);
@@ -74,7 +93,10 @@ long shim_umount2(const char *target, int flags)
 	struct ls_req_view q = { .op = LS_OP_UMOUNT,
 				 .arg = (unsigned int)flags,
 				 .field = { NULL, target } };
-	long err = measure(target, -ENAMETOOLONG, &q.len[1]);
+	struct shim_str m = { .s = target, .max = SHIM_PATH_MAX };
+	long err;
+	shim_measure(&m, 1);
+	err = path_arg(&m, -ENAMETOOLONG, &q.len[1]);
 	if (err && (flags & ~LS_UMOUNT_KNOWN))
 		err = -EINVAL;
 	if (!err)
@@ -87,8 +109,8 @@ long shim_umount2(const char *target, int flags)
  * caller does it with the new root's descriptor it was handed. */
 static long reroot(const struct shim_ans *a)
 {
-	long cwd = shim_raw(SYS_open, (long)".", O_PATH | O_DIRECTORY |
-			    O_CLOEXEC, 0, 0, 0, 0);
+	long cwd = shim_raw(SYS_openat, AT_FDCWD, (long)".", O_PATH |
+			    O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
 	long r = a->fd < 0 ? -EIO : shim_raw(SYS_fchdir, a->fd, 0, 0, 0, 0, 0);
 	if (r == 0)
 		r = shim_raw(SYS_chroot, (long)".", 0, 0, 0, 0, 0);
@@ -99,18 +121,33 @@ static long reroot(const struct shim_ans *a)
 	return r;
 }
 
+/* A path of pivot_root's (m, measured): one it cannot read travels as
+ * absent. */
+static long pivot_path(struct ls_req_view *q, int i, const struct shim_str *m)
+{
+	long err = q->field[i] ? path_arg(m, -ENAMETOOLONG, &q->len[i]) : 0;
+	if (err == -EFAULT)
+		q->field[i] = NULL;
+	return err == -EFAULT ? 0 : err;
+}
+
 /* pivot_root(2) checks privilege before it reads either path, so a NULL
- * one travels as absent and the broker answers EPERM or EFAULT. */
+ * or unreadable one travels as absent and the broker answers EPERM or
+ * EFAULT. */
 long shim_pivot_root(const char *new_root, const char *put_old)
 {
 	struct ls_req_view q = { .op = LS_OP_PIVOT_ROOT,
 				 .field = { new_root, put_old } };
+	struct shim_str m[2] = { { .s = new_root, .max = SHIM_PATH_MAX },
+				 { .s = put_old, .max = SHIM_PATH_MAX } };
 	struct shim_ans a;
-	long err = 0;
-	if (new_root)
-		err = measure(new_root, -ENAMETOOLONG, &q.len[0]);
-	if (!err && put_old)
-		err = measure(put_old, -ENAMETOOLONG, &q.len[1]);
+	long err;
+	shim_measure(m, 2);
+	err = pivot_path(&q, 0, &m[0]);
+	if (!q.field[0])
+		q.field[1] = NULL;     /* the kernel stops at new_root */
+	else if (!err)
+		err = pivot_path(&q, 1, &m[1]);
 	if (err)
 		return shim_ret(err);
 	err = shim_call_ans(&q, &a);

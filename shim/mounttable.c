@@ -77,25 +77,39 @@ static int table_fd(int kind, int cloexec, int pid)
 	return a.fd;
 }
 
+/* What the shim serves for (dirfd, path) opened with flags, into *out (a
+ * descriptor or -errno): 1, or 0 when the kernel's own open stands.  A
+ * write open of a virtual name is the kernel's (root may open mountinfo
+ * for writing, and fails each write). */
+static int served(int dirfd, const char *path, int flags, long *out)
+{
+	int proc, kind, ns = 0, pid;
+	if (shim_ns_leaf(path) &&
+	    (*out = shim_ns_open(dirfd, path, flags, &ns), ns))
+		return 1;          /* /proc/PID/ns/mnt (nsfile.c) */
+	if ((flags & (O_PATH | O_DIRECTORY | O_TRUNC)) ||
+	    (flags & O_ACCMODE) != O_RDONLY ||
+	    (kind = shim_virtual_kind(dirfd, path, &proc, &pid)) == VT_NONE)
+		return 0;
+	*out = table_fd(kind, flags & O_CLOEXEC, pid);
+	return *out >= 0;
+}
+
 /* openat(2) as the shim serves it: the broker's table for a virtual name
- * opened for reading, the kernel's call for everything else.  Returns the
+ * opened for reading, the kernel's call for everything else.  The kernel's
+ * call comes first and reads the name, so that the shim reads only a name
+ * the kernel could (shim_name_read()) and an ordinary open costs nothing
+ * more; a virtual name's open is then closed again.  Returns the
  * descriptor or -errno. */
 long shim_openat(int dirfd, const char *path, int flags, unsigned int mode)
 {
-	int proc = 0, kind, fd, ns = 0, pid;
-	if (shim_ns_leaf(path) && (fd = (int)shim_ns_open(dirfd, path, flags, &ns), ns))
-		return fd;         /* /proc/PID/ns/mnt (nsfile.c) */
-	if ((kind = shim_virtual_kind(dirfd, path, &proc, &pid)) != VT_NONE &&
-	    !(flags & (O_PATH | O_DIRECTORY))) {
-		/* the kernel's mountinfo is read-only even for root */
-		if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) {
-			if (proc)
-				return -EACCES;
-		} else if ((fd = table_fd(kind, flags & O_CLOEXEC, pid)) >= 0) {
-			return fd;
-		}
-	}
-	return shim_raw(SYS_openat, dirfd, (long)path, flags, mode, 0, 0);
+	long fd = shim_raw(SYS_openat, dirfd, (long)path, flags, mode, 0, 0);
+	long v;
+	if (!shim_name_read(fd, path) || !served(dirfd, path, flags, &v))
+		return fd;
+	if (fd >= 0)
+		shim_raw(SYS_close, fd, 0, 0, 0, 0, 0);
+	return v;
 }
 
 /* ---- the open family ---------------------------------------------------- */
@@ -200,23 +214,26 @@ SHIM_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 /* ---- access ------------------------------------------------------------- */
 
 /* findmnt -k checks access(mountinfo, R_OK) first: a virtual name is
- * readable when the broker serves it, /proc or not. */
+ * readable when the broker serves it, /proc or not.  As for open, the
+ * kernel's call comes first and reads the name. */
 static long shim_faccessat(int dirfd, const char *path, int mode, int flags)
 {
-	int proc, kind, fd, pid;
-	if (!(mode & (W_OK | X_OK)) &&
-	    (kind = shim_virtual_kind(dirfd, path, &proc, &pid)) != VT_NONE &&
-	    (fd = table_fd(kind, 1, pid)) >= 0) {
-		shim_raw(SYS_close, fd, 0, 0, 0, 0, 0);
-		return 0;
-	}
-	if (flags == 0)
-		return shim_raw(SYS_faccessat, dirfd, (long)path, mode, 0, 0, 0);
 	typedef int faccessat_fn(int, const char *, int, int);
-	faccessat_fn *f = NEXT(faccessat_fn, "faccessat");
-	if (!f)
+	faccessat_fn *f;
+	int proc, kind, fd, pid;
+	long r;
+	if (flags == 0)
+		r = shim_raw(SYS_faccessat, dirfd, (long)path, mode, 0, 0, 0);
+	else if ((f = NEXT(faccessat_fn, "faccessat")))
+		r = f(dirfd, path, mode, flags) == 0 ? 0 : -errno;
+	else
 		return -ENOSYS;
-	return f(dirfd, path, mode, flags) == 0 ? 0 : -errno;
+	if (r == 0 || (mode & (W_OK | X_OK)) || !shim_name_read(r, path) ||
+	    (kind = shim_virtual_kind(dirfd, path, &proc, &pid)) == VT_NONE ||
+	    (fd = table_fd(kind, 1, pid)) < 0)
+		return r;
+	shim_raw(SYS_close, fd, 0, 0, 0, 0, 0);
+	return 0;
 }
 
 SHIM_EXPORT int access(const char *path, int mode)
@@ -261,16 +278,30 @@ static FILE *stream(int fd, const char *mode)
 	return f;
 }
 
+/* A stream on a virtual name opened for reading in place of f, the
+ * kernel's stream (NULL when it failed, errno then its answer): libc's
+ * call came first and read the name. */
+static FILE *instead(FILE *f, const char *path, const char *mode,
+		     int cloexec, int saved)
+{
+	int fd;
+	if (!shim_name_read(f ? 0 : -errno, path) ||
+	    (fd = stream_fd(path, mode, cloexec)) < 0)
+		return f;
+	if (f)
+		fclose(f);
+	errno = saved;
+	return stream(fd, mode);
+}
+
 static FILE *vfopen(const char *path, const char *mode, fopen_fn *real)
 {
-	int fd = stream_fd(path, mode, 0);
-	if (fd >= 0)
-		return stream(fd, mode);
+	int saved = errno;
 	if (!real) {
 		errno = ENOSYS;
 		return NULL;
 	}
-	return real(path, mode);
+	return instead(real(path, mode), path, mode, 0, saved);
 }
 
 SHIM_EXPORT FILE *fopen(const char *path, const char *mode)
@@ -289,7 +320,9 @@ static FILE *vfreopen(const char *path, const char *mode, FILE *f,
 		      freopen_fn *real)
 {
 	int fd, old = f ? fileno(f) : -1;
-	if (old >= 0 && (fd = stream_fd(path, mode, 0)) >= 0) {
+	/* libc's freopen closes f before it reads the name: read it first */
+	if (old >= 0 && shim_name_ok(path) &&
+	    (fd = stream_fd(path, mode, 0)) >= 0) {
 		fflush(f);
 		if (shim_raw(SYS_dup3, fd, old, strchr(mode, 'e') ? O_CLOEXEC : 0,
 			     0, 0, 0) == old) {
@@ -320,16 +353,14 @@ SHIM_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
  * wrapper sees, and leaves locking to the caller. */
 static FILE *vsetmntent(const char *path, const char *mode, fopen_fn *real)
 {
-	int fd = stream_fd(path, mode, 1);
-	FILE *f;
-	if (fd < 0) {
-		if (!real) {
-			errno = ENOSYS;
-			return NULL;
-		}
-		return real(path, mode);
+	int saved = errno;
+	FILE *f, *k;
+	if (!real) {
+		errno = ENOSYS;
+		return NULL;
 	}
-	if ((f = stream(fd, mode)))
+	k = real(path, mode);
+	if ((f = instead(k, path, mode, 1, saved)) && f != k)
 		__fsetlocking(f, FSETLOCKING_BYCALLER);
 	return f;
 }

@@ -132,57 +132,53 @@ static size_t link_text(char *buf, unsigned long long num)
 		(type *)f_;                                            \
 	})
 
-/* The number of the namespace path names, when it is an ns file and a
- * broker answers: 0, else -1 (the kernel's call) or -errno. */
-static int number_of(int dirfd, const char *path, unsigned long long *num)
+/* After a call of the kernel's own that was handed path and answered r:
+ * 1 and the namespace's number in *num when path is an ns file a broker
+ * answers for, 0 when the kernel's answer stands, or the broker's -errno.
+ * The kernel read the name first (shim_name_read()). */
+static int ours(long r, int dirfd, const char *path, unsigned long long *num)
 {
-	long pid = path && shim_ns_leaf(path) ? ns_pid_at(dirfd, path) : -1;
+	long pid = shim_name_read(r, path) && shim_ns_leaf(path) ?
+		   ns_pid_at(dirfd, path) : -1;
 	int err = pid < 0 ? SHIM_NOBROKER : ask(pid, NULL, num);
-	return err == SHIM_NOBROKER ? -1 : err;
+	return err == SHIM_NOBROKER ? 0 : err == 0 ? 1 : err;
 }
 
+/* readlinkat(2): the kernel's call first (it reads the name, checks the
+ * size), then, for an ns file a broker answers, the emulation's text. */
 static long ns_readlink(int dirfd, const char *path, char *buf, size_t size)
 {
 	unsigned long long num;
 	char text[40];
-	int err = number_of(dirfd, path, &num);
-	if (err)
-		return err;
-	size_t n = link_text(text, num);
+	long r = shim_raw(SYS_readlinkat, dirfd, (long)path, (long)buf,
+			  (long)size, 0, 0);
+	int k = ours(r, dirfd, path, &num);
+	size_t n;
+	if (k != 1)
+		return k ? k : r;
+	n = link_text(text, num);
 	if (n > size)
 		n = size;
-	memcpy(buf, text, n);
-	return (long)n;
+	return shim_poke(buf, text, n) ? -EFAULT : (long)n;
 }
 
 SHIM_EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 {
-	long r = ns_readlink(AT_FDCWD, path, buf, size);
-	if (r != -1)
-		return shim_ret(r);
-	return shim_ret(shim_raw(SYS_readlinkat, AT_FDCWD, (long)path,
-				 (long)buf, (long)size, 0, 0));
+	return shim_ret(ns_readlink(AT_FDCWD, path, buf, size));
 }
 
 SHIM_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf,
 			       size_t size)
 {
-	long r = ns_readlink(dirfd, path, buf, size);
-	if (r != -1)
-		return shim_ret(r);
-	return shim_ret(shim_raw(SYS_readlinkat, dirfd, (long)path, (long)buf,
-				 (long)size, 0, 0));
+	return shim_ret(ns_readlink(dirfd, path, buf, size));
 }
 
 /* ---- stat: an nsfs file, st_ino N; lstat: the magic link ---------------- */
 
-static int ns_stat(int dirfd, const char *path, struct stat *st, int nofollow)
+/* The emulation's stat of the ns file number num. */
+static void ns_stat(struct stat *st, unsigned long long num, int nofollow)
 {
-	unsigned long long num;
 	char text[40];
-	int err = number_of(dirfd, path, &num);
-	if (err)
-		return err;
 	memset(st, 0, sizeof *st);
 	st->st_dev = makedev(0, 4);        /* nsfs's, as the kernel shows */
 	st->st_ino = (ino_t)num;
@@ -190,7 +186,28 @@ static int ns_stat(int dirfd, const char *path, struct stat *st, int nofollow)
 	st->st_mode = nofollow ? S_IFLNK | 0777 : S_IFREG | 0444;
 	st->st_size = nofollow ? (off_t)link_text(text, num) : 0;
 	st->st_blksize = 4096;
-	return 0;
+}
+
+/* The answer of a stat call the kernel answered r: the emulation's, into
+ * the caller's st, for an ns file; else r. */
+static long stat_answer(long r, int dirfd, const char *path, void *st,
+			int nofollow)
+{
+	unsigned long long num;
+	struct stat ns;
+	int k = ours(r, dirfd, path, &num);
+	if (k != 1)
+		return k ? k : r;
+	ns_stat(&ns, num, nofollow);
+	return shim_poke(st, &ns, sizeof ns);
+}
+
+/* libc's answer as 0 or -errno, errno as it was before. */
+static long kernel(int ret, int saved)
+{
+	long r = ret == 0 ? 0 : -errno;
+	errno = saved;
+	return r;
 }
 
 typedef int statx_fn(int, const char *, int, unsigned, struct statx *);
@@ -201,25 +218,23 @@ typedef int statx_fn(int, const char *, int, unsigned, struct statx *);
 	SHIM_EXPORT int name(const char *path, type *st)              \
 	{                                                              \
 		typedef int fn_(const char *, type *);                 \
-		int r = ns_stat(AT_FDCWD, path, (struct stat *)st,     \
-				nofollow);                             \
-		if (r != -1)                                           \
-			return (int)shim_ret(r);                       \
 		fn_ *f = NEXT(fn_, #name);                             \
-		return f ? f(path, st) : (int)shim_ret(-ENOSYS);       \
+		int saved = errno;                                     \
+		long r = f ? kernel(f(path, st), saved) : -ENOSYS;     \
+		return (int)shim_ret(stat_answer(r, AT_FDCWD, path,   \
+					     st, nofollow));           \
 	}
 #define FSTATAT_WRAPPER(name, type)                                    \
 	SHIM_EXPORT int name(int dirfd, const char *path, type *st,   \
 			     int flags)                                \
 	{                                                              \
 		typedef int fn_(int, const char *, type *, int);       \
-		int r = ns_stat(dirfd, path, (struct stat *)st,        \
-				flags & AT_SYMLINK_NOFOLLOW);          \
-		if (r != -1)                                           \
-			return (int)shim_ret(r);                       \
 		fn_ *f = NEXT(fn_, #name);                             \
-		return f ? f(dirfd, path, st, flags) :                 \
-			   (int)shim_ret(-ENOSYS);                     \
+		int saved = errno;                                     \
+		long r = f ? kernel(f(dirfd, path, st, flags), saved)  \
+			   : -ENOSYS;                                  \
+		return (int)shim_ret(stat_answer(r, dirfd, path, st,   \
+				     flags & AT_SYMLINK_NOFOLLOW));    \
 	}
 STAT_WRAPPER(stat, struct stat, 0)
 STAT_WRAPPER(lstat, struct stat, 1)
@@ -231,26 +246,27 @@ STAT_WRAPPER(lstat64, struct stat64, 1)
 FSTATAT_WRAPPER(fstatat64, struct stat64)
 #endif
 
+/* statx(2): of an ns file, the emulation's stat in statx's form. */
 SHIM_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask,
 		      struct statx *sx)
 {
+	statx_fn *f = NEXT(statx_fn, "statx");
+	unsigned long long num;
+	struct statx x;
 	struct stat st;
-	int r = ns_stat(dirfd, path, &st, flags & AT_SYMLINK_NOFOLLOW);
-	if (r == -1) {
-		statx_fn *f = NEXT(statx_fn, "statx");
-		return f ? f(dirfd, path, flags, mask, sx) :
-			   (int)shim_ret(-ENOSYS);
-	}
-	if (r == 0) {
-		memset(sx, 0, sizeof *sx);
-		sx->stx_mask = STATX_BASIC_STATS;
-		sx->stx_blksize = (uint32_t)st.st_blksize;
-		sx->stx_nlink = 1;
-		sx->stx_mode = (uint16_t)st.st_mode;
-		sx->stx_ino = st.st_ino;
-		sx->stx_size = (uint64_t)st.st_size;
-		sx->stx_dev_major = 0;
-		sx->stx_dev_minor = 4;
-	}
-	return (int)shim_ret(r);
+	int saved = errno, k;
+	long r = f ? kernel(f(dirfd, path, flags, mask, sx), saved) : -ENOSYS;
+	if ((k = ours(r, dirfd, path, &num)) != 1)
+		return (int)shim_ret(k ? k : r);
+	ns_stat(&st, num, flags & AT_SYMLINK_NOFOLLOW);
+	memset(&x, 0, sizeof x);
+	x.stx_mask = STATX_BASIC_STATS;
+	x.stx_blksize = (uint32_t)st.st_blksize;
+	x.stx_nlink = 1;
+	x.stx_mode = (uint16_t)st.st_mode;
+	x.stx_ino = st.st_ino;
+	x.stx_size = (uint64_t)st.st_size;
+	x.stx_dev_major = 0;
+	x.stx_dev_minor = 4;
+	return (int)shim_ret(shim_poke(sx, &x, sizeof x));
 }

@@ -58,6 +58,33 @@ static inline long shim_ret(long r)
 	return r;
 }
 
+/* peek.c: the caller's memory without trusting a pointer (no signal
+ * handler: the kernel copies).  The length of the string at s as
+ * strncpy_from_user() reads it: -EFAULT when a byte before its NUL cannot
+ * be read, max when no NUL comes within max bytes. */
+long shim_strnlen(const char *s, size_t max);
+/* The same for several strings at once (a mount's four), in one system
+ * call when each is short: every len filled in. */
+struct shim_str {
+	const char *s;     /* the caller's pointer; NULL: none, len untouched */
+	size_t max;        /* bytes the kernel reads at most */
+	int partial;       /* mount data: a fault after the first byte ends it */
+	long len;          /* its length, max (no NUL within it), or -EFAULT */
+};
+#define SHIM_MEASURE_MAX 4
+void shim_measure(struct shim_str *v, int n);
+/* Up to n bytes of the caller's src into dst, up to the first unreadable
+ * page: the bytes copied (0: src unreadable), as copy_mount_options(). */
+size_t shim_peek(void *dst, const void *src, size_t n);
+/* n bytes into the caller's dst: 0 or -EFAULT. */
+long shim_poke(void *dst, const void *src, size_t n);
+/* Whether path is a name the kernel would read: a NUL within PATH_MAX
+ * bytes, each of them readable. */
+int shim_name_ok(const char *path);
+/* Whether the shim may read path after a call of the kernel's own that
+ * was handed it answered r (a result or -errno); peeks only if it must. */
+int shim_name_read(long r, const char *path);
+
 /* conn.c: one request to the broker (struct ls_req_view, whose tid
  * conn.c fills in), on a connection of its own. */
 

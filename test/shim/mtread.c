@@ -9,7 +9,7 @@
  *          pid LEAF            open("/proc/<getpid()>/LEAF")
  *          tid LEAF            open("/proc/self/task/<gettid()>/LEAF")
  *          access PATH         access(PATH, R_OK)
- *          write PATH          open(PATH, O_WRONLY): must fail
+ *          write PATH          open(PATH, O_WRONLY)
  *          cloexec PATH        whether open(PATH, O_CLOEXEC) and
  *                              open(PATH, 0) have FD_CLOEXEC: "1 0"
  *          mount-read SRC DIR  mount(SRC, DIR, tmpfs) then print

@@ -107,8 +107,11 @@ line_of() {
 	[ "$output" = "access: ok" ]
 	run jail "$MTREAD" cloexec /proc/self/mountinfo
 	[ "$output" = "1 0" ]
+	# a write open is the kernel's own: root may open mountinfo so (and
+	# fails each write), as without the shim
 	run jail "$MTREAD" write /proc/self/mountinfo
-	[ "$output" = "write: EACCES" ]
+	[ "$output" = "$(native "$MTREAD" write /proc/self/mountinfo)" ]
+	[ "$output" = "write: opened" ]
 }
 
 @test "host: openat with a dirfd of /proc, relative names after chdir, /proc/<pid>/mounts" {
