@@ -332,6 +332,15 @@ int state_load(struct broker *b)
 			err = err ?: mount_restore(&b->g, v[i].m, false, NULL,
 						   mount_of_kid(b, v[i].master),
 						   v[i].unbindable);
+	/* A line no save writes (a mount its own master, a ring of masters:
+	 * a damaged or hand-edited file) would make every walk over the
+	 * propagation tree loop: the graph's invariants decide. */
+	if (!err && check_invariants(&b->g)) {
+		log_msg(LOG_ERR, "%s/state: its propagation breaks the "
+			"graph's rules (a master loop?); none of it is loaded",
+			b->state_dir);
+		err = -EUCLEAN;
+	}
 	if (err)                   /* all of the saved propagation, or none */
 		plan_abandon(&b->g);
 	else

@@ -103,12 +103,18 @@ int graph_forget(struct graph *g, struct mount *m)
 /* Propagation read back from sharebrokerd's state file, for a private m,
  * inside the caller's plan (outside the graph's rules): a peer of `peer`,
  * or of a new group when shared without one; a slave of `master`, at the
- * end of its list; unbindable.  All or nothing. */
+ * end of its list; unbindable.  All or nothing.  A mount already in a
+ * ring or a slave list (a line read twice) is -EEXIST: linking it again
+ * would tie its list into a loop; what else the lines may break, the
+ * caller checks (check_invariants()). */
 int mount_restore(struct graph *g, struct mount *m, bool shared,
 		  struct mount *peer, struct mount *master, bool unbindable)
 {
 	size_t mark = g->nundo;
 	int err = 0;
+	if ((peer && m->group) || (master && m->master) || peer == m ||
+	    master == m)
+		return -EEXIST;
 	if (peer)
 		err = JSET(g, m->group, peer->group) ?:
 		      jlist_add_tail(g, &m->share, &peer->share);

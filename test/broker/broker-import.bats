@@ -164,22 +164,30 @@ floppy_id_reused() {
 }
 
 @test "a state file of garbage lines does not stop the broker" {
-	local sb
+	local sb long
 	sb=$(id_dev_of "$S")
+	long=$(head -c 9000 /dev/zero | tr '\0' a)
+	broker_stop
 	{
-		echo "libshare-state 1"
+		echo "libshare-state 3"
 		echo "garbage"
 		echo ""
 		echo "-1 x:y 1 2 3"
 		echo "1 2 3"
-		printf '%s\n' "$(head -c 9000 /dev/zero | tr '\0' a)"
+		printf '%s\n' "$long"
 		printf '\001\002\377 \t\n'
-		echo "999999 0:0 7 0 0 /"
-		echo "${sb% *} 999:999 7 0 0 /"
-		echo "${sb% *} ${sb#* } 7 999999 0 /nowhere"
+		echo "999999 0:0 7 0 0 / /nowhere 0 0"
+		echo "${sb% *} 999:999 7 0 0 / $S 0 0"
+		echo "${sb% *} ${sb#* } 7 999999 0 /nowhere /nowhere 999999 -3"
+		echo "-5 ${sb#* } -1 -1 -1 / $S -1 -1"
+		echo "$sb 7 0 0 /$long $S/$long 0 0"
+		echo "children"
+		echo "children ${sb% *} ${sb% *} x 999999"
+		echo "ns 1 ${sb% *}"
+		echo "ns 99999999999 ${sb% *} ${sb#* } / $S ${sb% *} /nowhere"
+		echo "nstoken 0 1 1 0 ${sb% *} /nowhere"
 	} >"$STATE/state"
-	broker_stop
-	broker_restart
+	broker_start
 	assert_broker_serves
 	assert_count_agrees
 	mkdir "$S/m"
@@ -192,10 +200,13 @@ floppy_id_reused() {
 	host mount --bind "$S/self" "$S/self"
 	[ "$(call_result)" = 0 ]
 	broker_stop
-	local m
+	local m r
 	m=$(id_dev_of "$S/self")
-	printf 'libshare-state 1\n%s %s 0 %s 0 /self\n' "${m% *}" "${m#* }" \
-		"${m% *}" >"$STATE/state"
+	r=$(awk -v p="$S/self" '$5 == p { r = $4 } END { print r }' \
+		/proc/self/mountinfo)
+	printf 'libshare-state 3\n%s %s 7 %s 0 %s %s %s %s\n' "${m% *}" \
+		"${m#* }" "${m% *}" "$r" "$S/self" "${m% *}" "${m% *}" \
+		>"$STATE/state"
 	broker_restart
 	assert_broker_serves
 	background host mount -t tmpfs SELF "$S/self"
