@@ -10,8 +10,9 @@
  * some copy of it is open (or some process's root is in it).
  *
  * CLONE_NEWNS implies CLONE_FS in the kernel: the re-rooting happens on a
- * fs_struct of the calling thread's own.  Other namespace types are the
- * kernel's: under a kernel without them they fail as it fails them.
+ * fs_struct of the calling thread's own.  Other namespace types, and any
+ * descriptor setns is given that is no token, are the kernel's: they
+ * reach it as they came and fail as it fails them.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "shim.h"
@@ -156,21 +158,30 @@ long shim_unshare(int flags)
 	return unshare_ns(flags);
 }
 
-/* setns(2): a token enters its namespace; any other descriptor is the
- * kernel's (a pidfd, another type of namespace: an old kernel's EINVAL
- * under the legacy simulation). */
+/* Whether fd is a socket, as every token is (a socket pair's end the
+ * broker made): the only descriptors the broker could know. */
+static int is_socket(int fd)
+{
+	int type;
+	unsigned len = sizeof type;
+	return shim_raw(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, (long)&type,
+			(long)&len, 0) == 0;
+}
+
+/* setns(2): a token enters its namespace.  Every other descriptor is the
+ * kernel's, as it came: another type of namespace, a pidfd, the kernel's
+ * own ns file, a socket that is no token (the broker's EINVAL), or no
+ * namespace at all; its answer comes back unchanged (ENOSYS from a
+ * kernel without setns, EINVAL for a type that does not match). */
 long shim_setns(int fd, int nstype)
 {
-	if (nstype != 0 && nstype != CLONE_NEWNS)
+	if ((nstype != 0 && nstype != CLONE_NEWNS) || !is_socket(fd))
 		return sys(SYS_setns, fd, nstype, 0);
 	long err = enter(fd, NULL);
 	if (err == -LS_ENOBROKER)
 		return shim_fallback_native() ? sys(SYS_setns, fd, nstype, 0) :
 		       err;
-	if (err == -EINVAL && nstype == 0)
-		err = sys(SYS_setns, fd, nstype, 0);
-	/* a kernel without setns: no descriptor is a namespace but ours */
-	return err == -ENOSYS ? -EINVAL : err;
+	return err == -EINVAL ? sys(SYS_setns, fd, nstype, 0) : err;
 }
 
 SHIM_EXPORT int unshare(int flags)

@@ -6,8 +6,8 @@
  *                                 names joined by "," (ns fs files user
  *                                 uts pid net ipc) or a number
  *   setns PATH TYPE | sys-setns PATH TYPE
- *                                 open PATH, setns(fd, TYPE) (TYPE: 0, ns,
- *                                 user, pidfd: pidfd_open(getpid()))
+ *                                 open PATH, setns(fd, TYPE) (TYPE as
+ *                                 FLAGS; PATH pidfd: pidfd_open(getpid()))
  *   clone STEPS... ;              the steps in a child of clone(CLONE_NEWNS)
  *                                 (glibc's wrapper), then "clone: exit N"
  *   sys-clone STEPS... ;          the same through syscall(SYS_clone)
@@ -26,6 +26,12 @@
  *   fds                           "fds = N": how many descriptors are open
  *   closefds                      close every descriptor above 2 (as
  *                                 closefrom(3) does): a membership too
+ *   exit N | _exit N | kill       end here: exit(3) (atexit handlers and
+ *                                 destructors run), _exit(2), SIGKILL
+ *   rmdir DIR                     rmdir(2) once
+ *   rmdir-wait DIR                rmdir(2) until it succeeds (5 s at
+ *                                 most): "rmdir-wait = US", the
+ *                                 microseconds it took, or the last errno
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -42,6 +48,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SYS_clone3
@@ -98,10 +105,11 @@ static void result(const char *step, long r)
 	fflush(stdout);
 }
 
+/* A setns type: the flags' names (ns, ipc, uts, net, user, pid, joined
+ * by ","), or a number. */
 static int nstype(const char *s)
 {
-	return strcmp(s, "ns") == 0 ? CLONE_NEWNS :
-	       strcmp(s, "user") == 0 ? CLONE_NEWUSER : atoi(s);
+	return (int)flags_of(s);
 }
 
 static long do_setns(char **a, int raw)
@@ -169,6 +177,59 @@ static int child(char **a, int n, const char *how)
 	return end + (end < n);
 }
 
+#define NEED(k) do { if (n < (k) + 1) goto usage; *used = (k) + 1; } while (0)
+
+static long long now_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000LL + t.tv_nsec / 1000;
+}
+
+/* rmdir until it succeeds: how long a directory stays busy. */
+static void rmdir_wait(const char *dir)
+{
+	long long start = now_us(), t = start;
+	int r;
+	while ((r = rmdir(dir)) < 0 && errno == EBUSY &&
+	       (t = now_us()) - start < 5000000)
+		;
+	if (r < 0)
+		result("rmdir-wait", r);
+	else
+		printf("%srmdir-wait = %lld\n", prefix, now_us() - start);
+}
+
+/* The steps that end the process, and rmdir; 1 when s is none of them. */
+static int end_step(char **a, int n, int *used)
+{
+	const char *s = a[0];
+	if (!strcmp(s, "exit") || !strcmp(s, "_exit")) {
+		NEED(1);
+		fflush(stdout);
+		if (s[0] == 'e')
+			exit(atoi(a[1]));
+		_exit(atoi(a[1]));
+	} else if (!strcmp(s, "kill")) {
+		NEED(0);
+		fflush(stdout);
+		raise(SIGKILL);
+	} else if (!strcmp(s, "rmdir")) {
+		NEED(1);
+		result(s, rmdir(a[1]));
+	} else if (!strcmp(s, "rmdir-wait")) {
+		NEED(1);
+		rmdir_wait(a[1]);
+	} else {
+		return 1;
+	}
+	fflush(stdout);
+	return 0;
+usage:
+	fprintf(stderr, "nscall: bad step %s\n", s);
+	return -1;
+}
+
 static void show_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -199,8 +260,6 @@ static int run(char **a, int n)
 			return 2;
 	return 0;
 }
-
-#define NEED(k) do { if (n < (k) + 1) goto usage; *used = (k) + 1; } while (0)
 
 /* The ns file's steps; 1 when s is none of them. */
 static int file_step(char **a, int n, int *used)
@@ -246,6 +305,8 @@ static int ns_step(char **a, int n, int *used)
 {
 	const char *s = a[0];
 	int rc = file_step(a, n, used);
+	if (rc > 0)
+		rc = end_step(a, n, used);
 	if (rc <= 0)
 		return rc;
 	if (!strcmp(s, "unshare") || !strcmp(s, "sys-unshare")) {

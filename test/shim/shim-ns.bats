@@ -208,11 +208,12 @@ share_a() {
 }
 
 @test "setns refuses what the kernel refuses" {
+	# a descriptor that is no token is the kernel's: one without setns
+	# says ENOSYS, whatever it is; a pidfd: pidfd_open is ENOSYS under
+	# the legacy simulation (as on kernels before 5.3)
 	run ns setns /dev/null ns setns /dev/null 0 sys-setns /dev/null ns \
 		setns pidfd ns
-	# a pidfd: pidfd_open is ENOSYS under the legacy simulation (as on
-	# kernels before 5.3); a descriptor that is no namespace is EINVAL
-	expect_output_lines "setns: EINVAL" "setns: EINVAL" "sys-setns: EINVAL" \
+	expect_output_lines "setns: ENOSYS" "setns: ENOSYS" "sys-setns: ENOSYS" \
 		"setns: ENOSYS"
 	run shimmed setpriv --reuid 65534 --regid 65534 --clear-groups \
 		--inh-caps=-all --bounding-set=-all "$NSCALL" unshare ns \
@@ -229,6 +230,49 @@ share_a() {
 		readlink /proc/self/ns/uts
 	[ "${lines[1]}" = "unshare: ok" ]
 	[ "${lines[0]}" != "${lines[2]}" ]
+	ns_all_gone
+}
+
+# The setns steps of the types libshare does not emulate, each with its
+# own type, 0, another type and CLONE_NEWNS; the kernel's own mount ns
+# file (through a link: the shim's open of a name ending in ns/mnt gives
+# a token), a pidfd, and a descriptor that is no namespace.
+other_types() {
+	local pid=$1 t steps=()
+	for t in ipc uts net; do
+		steps+=(setns /proc/$pid/ns/$t $t setns /proc/$pid/ns/$t 0
+			sys-setns /proc/$pid/ns/$t 0
+			setns /proc/$pid/ns/$t $([ $t = ipc ] && echo uts || echo ipc)
+			setns /proc/$pid/ns/$t ns)
+	done
+	steps+=(setns "$S/mntlink" ns setns "$S/mntlink" 0
+		sys-setns "$S/mntlink" 0 setns "$S/mntlink" ipc
+		setns pidfd uts setns pidfd ipc,uts setns pidfd 0
+		setns /dev/null 0 setns /dev/null uts)
+	printf '%s\n' "${steps[@]}"
+}
+
+@test "setns of a type libshare does not emulate: the kernel's answer, legacy or not" {
+	# another process's IPC, UTS and network namespaces, the kernel's
+	env -u LD_PRELOAD unshare -i -u -n sleep 60 &
+	BG_PIDS+=($!)
+	local pid=$!
+	while [ "$(readlink /proc/$pid/ns/uts)" = "$(readlink /proc/self/ns/uts)" ]
+	do sleep 0.02; done
+	ln -s /proc/$$/ns/mnt "$S/mntlink"
+	local steps
+	mapfile -t steps < <(other_types "$pid")
+	local kernel=$(env -u LD_PRELOAD "$NSCALL" "${steps[@]}" 2>&1)
+	local shim=$(env LD_PRELOAD="$SHIM" "$NSCALL" "${steps[@]}" 2>&1)
+	local lkernel=$(legacy env -u LD_PRELOAD "$NSCALL" "${steps[@]}" 2>&1)
+	local lshim=$(ns "${steps[@]}" 2>&1)
+	diff -u <(echo "$kernel") <(echo "$shim")
+	diff -u <(echo "$lkernel") <(echo "$lshim")
+	# what each says: a modern kernel enters a type's own and refuses
+	# another; the legacy simulation has no setns at all
+	[ "$(grep -c ': ok$' <<<"$kernel")" -ge 12 ]
+	[ "$(grep -c ': EINVAL$' <<<"$kernel")" -ge 6 ]
+	[ "$(grep -vc ': ENOSYS$' <<<"$lkernel")" -eq 0 ]
 	ns_all_gone
 }
 
