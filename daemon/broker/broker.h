@@ -357,6 +357,8 @@ int ns_setns(struct request *r, int fd, int *pass, int *old);
 int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 	    unsigned long long *num);
 void ns_tick(struct broker *b);
+void ns_end(struct broker *b, pid_t leaving);
+int ns_wake_fd(void);
 /* nsstate.c: the namespaces in the state file (state.c) */
 void nsstate_put(struct broker *b, FILE *f, const char *pre);
 bool nsstate_line(const char *line);

@@ -118,6 +118,7 @@ static int token_new(struct request *r, struct nsrec *n, int place,
 	n->tok[n->ntok++] = (struct token){ sv[0], st.st_ino, place, member,
 					    uid };
 	ns_ntokens++;
+	ns_watch(sv[0]);
 	*pass = sv[1];
 	return 0;
 }

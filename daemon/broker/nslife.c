@@ -2,12 +2,24 @@
  * (ns.c explains the design).
  *
  * The broker keeps the other end of every token it handed out: when every
- * copy of a token is closed, its end hangs up (ns_tick(), between requests
- * and before each).  A namespace without tokens is confirmed dead by
- * reading every process's root (a program may close descriptors it does
- * not know, closefrom()), then freed as the kernel frees one: its mounts
- * go without propagating (op_free_ns()), then its directory and the jails
- * that were roots in it.
+ * copy of a token is closed, its end hangs up.  The ends wait in one
+ * epoll set whose descriptor the server polls (ns_wake_fd()): the last
+ * close wakes the broker at once, and ns_tick() runs then, as before each
+ * request.  A namespace without tokens is confirmed dead by reading every
+ * process's root (a program may close descriptors it does not know,
+ * closefrom()), then freed as the kernel frees one: its mounts go without
+ * propagating (op_free_ns(), detached: a root or an open file in them does
+ * not hold them), then its directory and the jails that were roots in it.
+ *
+ * When (issue 29 item 4).  The kernel frees a namespace in do_exit() of
+ * its last process (exit_task_namespaces()), before exit_notify() lets a
+ * wait() return: a directory only it had mounted on can be removed as
+ * soon as the parent has reaped it.  Here the last close of a token comes
+ * from exit_files(), earlier in do_exit(): the root is read while the
+ * process is still exiting, so a process that is exiting (PF_EXITING) is
+ * in no namespace.  The broker's teardown then races the parent's wait();
+ * the shim closes the race where it can run at the end (exit(3): ns_end()
+ * asked by the last member before it goes, shim/ns.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -25,6 +38,7 @@
 
 struct nsrec *ns_recs;
 unsigned ns_ntokens, ns_nrecs;
+static int wake = -1;          /* epoll: every token's end, for its hangup */
 
 #define FDPATH(buf, fd) (snprintf(buf, sizeof buf, "/proc/self/fd/%d", fd), buf)
 
@@ -95,6 +109,24 @@ int ns_teardown(struct broker *b, struct ns *ns)
 	return err;
 }
 
+/* Watches end, a token's: its hangup makes ns_wake_fd() readable (an end
+ * dropped leaves the set with its close).  Without epoll, the ticks
+ * between requests and the server's second still find it. */
+void ns_watch(int end)
+{
+	struct epoll_event ev = { .events = 0 };    /* hangup and error */
+	if (wake < 0)
+		wake = epoll_create1(EPOLL_CLOEXEC);
+	if (wake >= 0 && epoll_ctl(wake, EPOLL_CTL_ADD, end, &ev) < 0)
+		log_msg(LOG_WARNING, "token %d not watched: %s", end,
+			strerror(errno));
+}
+
+int ns_wake_fd(void)
+{
+	return wake;
+}
+
 void ns_token_drop(struct nsrec *n, size_t i)
 {
 	close(n->tok[i].end);
@@ -128,18 +160,40 @@ void ns_each_process(struct broker *b,
 		closedir(d);
 }
 
+/* Whether process pid is exiting (PF_EXITING, in /proc/PID/stat's
+ * flags): do_exit() has begun, and what it holds goes before its parent
+ * can reap it. */
+static bool exiting(pid_t pid)
+{
+	char path[40], buf[512];
+	unsigned flags = 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		return true;           /* gone already */
+	buf[len] = '\0';
+	const char *p = strrchr(buf, ')');  /* the name may hold anything */
+	return p && sscanf(p, ") %*c %*d %*d %*d %*d %*d %u", &flags) == 1 &&
+	       (flags & 0x4);         /* PF_EXITING */
+}
+
+/* ctx: the pid of a process that is leaving (ns_end()), or 0. */
 static void mark_alive(void *ctx, pid_t pid, const struct ns *ns)
 {
-	(void)ctx, (void)pid;
 	for (struct nsrec *n = ns_recs; n; n = n->next)
-		if (n->ns == ns)
+		if (n->ns == ns && n->dying && pid != *(pid_t *)ctx &&
+		    !exiting(pid))
 			n->dying = false;
 }
 
-/* Which namespaces some process is in now (its root's), marked alive. */
-static void scan_roots(struct broker *b)
+/* Which namespaces some process is in now (its root's), marked alive;
+ * the one leaving and those exiting are in none. */
+static void scan_roots(struct broker *b, pid_t leaving)
 {
-	ns_each_process(b, mark_alive, NULL);
+	ns_each_process(b, mark_alive, &leaving);
 }
 
 static int ino_cmp(const void *a, const void *b)
@@ -226,10 +280,10 @@ static bool alive_by_token(const struct nsrec *n)
 	return orphans && time(NULL) - n->held < 1;
 }
 
-/* Between requests: tokens whose every copy is closed go; a namespace
- * left without tokens and without a process whose root is in it is
- * freed. */
-void ns_tick(struct broker *b)
+/* Tokens whose every copy is closed go; a namespace left without tokens
+ * and without a process whose root is in it (leaving: one that is about
+ * to exit, 0: none) is freed. */
+void ns_end(struct broker *b, pid_t leaving)
 {
 	bool scan = false;
 	for (struct nsrec *n = ns_recs; n; n = n->next) {
@@ -244,7 +298,7 @@ void ns_tick(struct broker *b)
 	}
 	if (!scan)
 		return;
-	scan_roots(b);
+	scan_roots(b, leaving);
 	ns_orphans_drop(false);
 	for (struct nsrec **pp = &ns_recs, *n; (n = *pp); ) {
 		if (!n->dying || n->ntok || ns_teardown(b, n->ns)) {
@@ -257,4 +311,10 @@ void ns_tick(struct broker *b)
 		free(n);
 		ns_nrecs--;
 	}
+}
+
+/* Between requests and before each, and when a token hangs up. */
+void ns_tick(struct broker *b)
+{
+	ns_end(b, 0);
 }

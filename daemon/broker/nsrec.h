@@ -44,6 +44,7 @@ int ns_token_room(struct nsrec *n);
 int ns_dir(const struct broker *b, const struct ns *ns, char *buf,
 	   size_t size);
 int ns_teardown(struct broker *b, struct ns *ns);
+void ns_watch(int end);
 void ns_token_drop(struct nsrec *n, size_t i);
 void ns_orphans_drop(bool all);
 void ns_each_process(struct broker *b,

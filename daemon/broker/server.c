@@ -241,7 +241,7 @@ static void unpark(struct broker *b, struct client *park, size_t *np,
 void server_loop(struct broker *b)
 {
 	struct client c[MAXCLIENTS], park[MAXPARKED];
-	struct pollfd p[MAXCLIENTS + MAXPARKED + 4];
+	struct pollfd p[MAXCLIENTS + MAXPARKED + 5];
 	size_t n = 0, np = 0, k;
 	int wake = slow_wake_fd();
 	while (!b->stop) {
@@ -256,7 +256,10 @@ void server_loop(struct broker *b)
 							 .events = POLLIN };
 		size_t at = np + 2;    /* where the clients are in p */
 		k = tab_loop_fds(b, p + at + n);
-		if (poll(p, at + n + k, 1000) < 0)
+		/* a token's last close: ns_tick() at once (nslife.c) */
+		p[at + n + k] = (struct pollfd){ .fd = ns_wake_fd(),
+						 .events = POLLIN };
+		if (poll(p, at + n + k + 1, 1000) < 0)
 			continue;      /* EINTR: a signal, maybe SIGTERM */
 		tab_loop_events(b, p + at + n, k);
 		unpark(b, park, &np, p + 2, p[1].revents & POLLIN);
