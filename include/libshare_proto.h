@@ -105,6 +105,12 @@ enum ls_op {
 				  the host's root: reply text, a line per
 				  mount namespace (its number, root,
 				  mounts and processes) */
+	LS_OP_LEAVE = 15,      /* the caller is about to exit (exit(3)) and
+				  has closed its member token: its mount
+				  namespace ends now if nothing else keeps
+				  it (no other process's root in it, no
+				  token of it open).  No fields, arg 0; the
+				  reply comes after the teardown */
 };
 #define LS_NSFILE_NUMBER (1ull << 32)
 
@@ -122,6 +128,7 @@ static inline const char *ls_op_name(unsigned op)
 		[LS_OP_MOUNTTABLE] = "mounttable",
 		[LS_OP_UNSHARE] = "unshare", [LS_OP_SETNS] = "setns",
 		[LS_OP_NSFILE] = "nsfile", [LS_OP_NAMESPACES] = "ns",
+		[LS_OP_LEAVE] = "leave",
 	};
 	return op < sizeof names / sizeof *names ? names[op] : "unknown";
 }

@@ -171,6 +171,19 @@ static int serve_nsfile(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
 	return err ? err : say(a, "%llu", num);
 }
 
+/* The caller's word that it exits is taken: one that says so and stays
+ * loses only its own namespace's mounts, and only when nobody else is in
+ * it (ns_end() reads every other process's root and every token). */
+static int serve_leave(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
+		       struct answer *a)
+{
+	(void)f, (void)a;
+	if (arg)
+		return -EINVAL;
+	ns_end(r->b, r->caller.pid);
+	return 0;
+}
+
 static const struct row rows[] = {
 	{ LS_OP_MOUNT, F0 | F1 | F2 | F3, 0, ANYONE, serve_mount },
 	{ LS_OP_UMOUNT, F1, 0, ANYONE, serve_umount },
@@ -186,6 +199,7 @@ static const struct row rows[] = {
 	{ LS_OP_SETNS, 0, 0, ANYONE, serve_setns },
 	{ LS_OP_NSFILE, 0, 0, ANYONE, serve_nsfile },
 	{ LS_OP_NAMESPACES, 0, 0, ADMIN, serve_namespaces },
+	{ LS_OP_LEAVE, 0, 0, ANYONE, serve_leave },
 };
 
 static const struct row *row_of(uint16_t op)

@@ -5,9 +5,11 @@
 # it can be removed as soon as wait() returns.  The broker's copies are
 # real mounts of the host's table: the same rmdir is EBUSY for as long
 # as a copy stays.  The kernel's answer is the oracle: rmdir right after
-# waitpid must succeed, every time.  Where the shim cannot run at the end
-# (_exit(2), a signal), the copy goes within the bound docs/design.md
-# states, which the last tests measure.
+# waitpid must succeed, every time: exit(3), _exit(2), unshare(1) and
+# dash.  Where the shim cannot run at the end, the copy goes within the
+# bound docs/design.md states, which the last tests measure: exit_group(2)
+# made directly (as a static program or one without the shim ends) and
+# SIGKILL.
 
 load ../lib/broker
 
@@ -55,17 +57,34 @@ rounds() {
 	ns_all_gone
 }
 
-@test "unshare(1) then mount(8) on the host's root: rmdir right after it returns" {
+@test "_exit(2) in a jail's namespace: rmdir right after waitpid succeeds" {
+	run rounds rmdir _exit 0
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^rmdir: ok$' <<<"$output")" -eq "$ROUNDS" ]
+	ns_all_gone
+}
+
+# unshare(1) runs CMD... in a new namespace on the host's root, which
+# mounts on $J/a/x; rmdir right after it returns, ROUNDS times.
+unshare_rounds() {
 	local i
 	for ((i = 0; i < ROUNDS; i++)); do
 		mkdir -p "$J/a/x"
-		shimmed unshare -m --propagation unchanged \
-			mount -t tmpfs t "$J/a/x"
+		shimmed unshare -m --propagation unchanged "$@"
 		rmdir "$J/a/x" || {
 			echo "round $i: $J/a/x still busy" >&2
 			return 1
 		}
 	done
+}
+
+@test "unshare(1) then mount(8): rmdir right after it returns" {
+	unshare_rounds mount -t tmpfs t "$J/a/x"
+	ns_all_gone
+}
+
+@test "unshare(1) then sh -c (dash ends with _exit): rmdir right after" {
+	unshare_rounds sh -c "mount -t tmpfs t '$J/a/x'; touch '$J/a/x/f'"
 	ns_all_gone
 }
 
@@ -102,8 +121,8 @@ measured() {
 	((max < BOUND_US))
 }
 
-@test "_exit(2): the copy goes within the bound after waitpid" {
-	measured _exit 0
+@test "exit_group(2) by itself: the copy goes within the bound after waitpid" {
+	measured exit_group 0
 	ns_all_gone
 }
 

@@ -7,7 +7,8 @@
  *                                 uts pid net ipc) or a number
  *   setns PATH TYPE | sys-setns PATH TYPE
  *                                 open PATH, setns(fd, TYPE) (TYPE as
- *                                 FLAGS; PATH pidfd: pidfd_open(getpid()))
+ *                                 FLAGS; PATH pidfd: pidfd_open(getpid()),
+ *                                 pidfd:PID: pidfd_open(PID))
  *   clone STEPS... ;              the steps in a child of clone(CLONE_NEWNS)
  *                                 (glibc's wrapper), then "clone: exit N"
  *   sys-clone STEPS... ;          the same through syscall(SYS_clone)
@@ -26,8 +27,11 @@
  *   fds                           "fds = N": how many descriptors are open
  *   closefds                      close every descriptor above 2 (as
  *                                 closefrom(3) does): a membership too
- *   exit N | _exit N | kill       end here: exit(3) (atexit handlers and
- *                                 destructors run), _exit(2), SIGKILL
+ *   exit N | _exit N | exit_group N | kill
+ *                                 end here: exit(3) (atexit handlers and
+ *                                 destructors run), _exit(2), the system
+ *                                 call itself (no wrapper sees it),
+ *                                 SIGKILL
  *   rmdir DIR                     rmdir(2) once
  *   rmdir-wait DIR                rmdir(2) until it succeeds (5 s at
  *                                 most): "rmdir-wait = US", the
@@ -114,8 +118,9 @@ static int nstype(const char *s)
 
 static long do_setns(char **a, int raw)
 {
-	int fd = strcmp(a[0], "pidfd") == 0 ?
-		 (int)syscall(SYS_pidfd_open, getpid(), 0) :
+	int fd = strncmp(a[0], "pidfd", 5) == 0 ?
+		 (int)syscall(SYS_pidfd_open, a[0][5] == ':' ? atoi(a[0] + 6) :
+			      getpid(), 0) :
 		 open(a[0], O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -204,12 +209,15 @@ static void rmdir_wait(const char *dir)
 static int end_step(char **a, int n, int *used)
 {
 	const char *s = a[0];
-	if (!strcmp(s, "exit") || !strcmp(s, "_exit")) {
+	if (!strcmp(s, "exit") || !strcmp(s, "_exit") ||
+	    !strcmp(s, "exit_group")) {
 		NEED(1);
 		fflush(stdout);
-		if (s[0] == 'e')
+		if (!strcmp(s, "exit"))
 			exit(atoi(a[1]));
-		_exit(atoi(a[1]));
+		if (!strcmp(s, "_exit"))
+			_exit(atoi(a[1]));
+		syscall(SYS_exit_group, atoi(a[1]));
 	} else if (!strcmp(s, "kill")) {
 		NEED(0);
 		fflush(stdout);
