@@ -100,7 +100,10 @@ enum ls_op {
 				  as text its number N (readlink shows
 				  "mnt:[N]", stat st_ino N); with
 				  LS_NSFILE_NUMBER in arg, only the
-				  number */
+				  number; with LS_NSFILE_PIDFD, arg's low
+				  32 bits are the caller's descriptor
+				  number of a pidfd, whose process is PID
+				  (setns(pidfd, CLONE_NEWNS)) */
 	LS_OP_NAMESPACES = 14, /* sharectl ns, from a privileged caller on
 				  the host's root: reply text, a line per
 				  mount namespace (its number, root,
@@ -113,6 +116,7 @@ enum ls_op {
 				  reply comes after the teardown */
 };
 #define LS_NSFILE_NUMBER (1ull << 32)
+#define LS_NSFILE_PIDFD (1ull << 33)
 
 /* An op's name, for logs and messages: the call it stands for, or the
  * sharectl command.  op comes off the wire: anything past the table is

@@ -173,14 +173,45 @@ static int is_socket(int fd)
 			(long)&len, 0) == 0;
 }
 
-/* setns(2): a token enters its namespace.  Every other descriptor is the
- * kernel's, as it came: another type of namespace, a pidfd, the kernel's
- * own ns file, a socket that is no token (the broker's EINVAL), or no
- * namespace at all; its answer comes back unchanged (ENOSYS from a
- * kernel without setns, EINVAL for a type that does not match). */
+/* setns(pidfd, flags) with CLONE_NEWNS (Linux 5.8): the emulated
+ * namespace of the pidfd's process, through a token of it the broker
+ * makes as for its ns file; the other types are the kernel's, first (it
+ * enters the mount namespace after them too).  A descriptor the broker
+ * finds no pidfd (EINVAL) or none at all (EBADF), or no broker, leaves it
+ * all to the kernel. */
+static long setns_pidfd(int fd, int flags)
+{
+	struct ls_req_view q = { .op = LS_OP_NSFILE,
+				 .arg = LS_NSFILE_PIDFD | (unsigned)fd };
+	struct shim_ans a;
+	long err = shim_call_ans(&q, &a);
+	if (err == 0 && a.fd < 0)
+		err = -EIO;
+	if (err == -EINVAL || err == -EBADF || err == SHIM_NOBROKER)
+		return sys(SYS_setns, fd, flags, 0);
+	if (err == 0 && (flags & ~CLONE_NEWNS))
+		err = sys(SYS_setns, fd, flags & ~CLONE_NEWNS, 0);
+	if (err == 0)
+		err = enter(a.fd, NULL);
+	if (a.fd >= 0)
+		close_fd(a.fd);
+	return err;
+}
+
+/* setns(2): a token enters its namespace, and a pidfd with CLONE_NEWNS
+ * the emulated namespace of its process.  Every other descriptor is the
+ * kernel's, as it came: another type of namespace, the kernel's own ns
+ * file, a socket that is no token (the broker's EINVAL), or no namespace
+ * at all; its answer comes back unchanged (ENOSYS from a kernel without
+ * setns, EINVAL for a type that does not match). */
 long shim_setns(int fd, int nstype)
 {
-	if ((nstype != 0 && nstype != CLONE_NEWNS) || !is_socket(fd))
+	if (fd < 0)
+		return sys(SYS_setns, fd, nstype, 0);
+	if (!is_socket(fd))
+		return (nstype & CLONE_NEWNS) ? setns_pidfd(fd, nstype) :
+		       sys(SYS_setns, fd, nstype, 0);
+	if (nstype != 0 && nstype != CLONE_NEWNS)
 		return sys(SYS_setns, fd, nstype, 0);
 	long err = enter(fd, NULL);
 	if (err == -LS_ENOBROKER)

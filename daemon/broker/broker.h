@@ -356,6 +356,7 @@ int ns_unshare(struct request *r, int *pass);
 int ns_setns(struct request *r, int fd, int *pass, int *old);
 int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 	    unsigned long long *num);
+int ns_pidfd(struct request *r, int fd, pid_t *pid);
 void ns_tick(struct broker *b);
 void ns_end(struct broker *b, pid_t leaving);
 int ns_wake_fd(void);

@@ -355,3 +355,32 @@ int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 	return err;
 }
 
+
+/* setns(pidfd, CLONE_NEWNS): the process the caller's descriptor fd is a
+ * pidfd of (its "Pid:" in fdinfo, the kernel's); -EINVAL when fd is no
+ * pidfd (the shim then gives it to the kernel as it came), -ESRCH when
+ * the process has ended. */
+int ns_pidfd(struct request *r, int fd, pid_t *pid)
+{
+	char path[64], buf[512];
+	pid_t caller = r->caller.pid;
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)caller, fd);
+	ssize_t len = readlink(path, buf, sizeof buf - 1);
+	if (len <= 0)
+		return -EBADF;
+	buf[len] = '\0';
+	if (strcmp(buf, "anon_inode:[pidfd]") && strncmp(buf, "pidfd:", 6))
+		return -EINVAL;
+	snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)caller, fd);
+	int in = open(path, O_RDONLY | O_CLOEXEC);
+	len = in < 0 ? -1 : read(in, buf, sizeof buf - 1);
+	if (in >= 0)
+		close(in);
+	buf[len > 0 ? len : 0] = '\0';
+	const char *at = strstr(buf, "\nPid:");
+	int v;
+	if (!at || sscanf(at + 5, "%d", &v) != 1)
+		return -EINVAL;
+	*pid = v;
+	return v > 0 ? 0 : -ESRCH;
+}

@@ -164,9 +164,12 @@ static int serve_nsfile(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
 			struct answer *a)
 {
 	unsigned long long num;
-	int err = (arg & ~LS_NSFILE_NUMBER) > INT_MAX ? -ENOENT :
-		  ns_file(r, (pid_t)(arg & ~LS_NSFILE_NUMBER),
-			  arg & LS_NSFILE_NUMBER, &a->pass, &num);
+	uint64_t v = arg & ~(LS_NSFILE_NUMBER | LS_NSFILE_PIDFD);
+	pid_t pid = (pid_t)v;
+	int err = v <= INT_MAX ? 0 : arg & LS_NSFILE_PIDFD ? -EBADF : -ENOENT;
+	if (!err && (arg & LS_NSFILE_PIDFD))
+		err = ns_pidfd(r, (int)v, &pid);
+	err = err ?: ns_file(r, pid, arg & LS_NSFILE_NUMBER, &a->pass, &num);
 	(void)f;
 	return err ? err : say(a, "%llu", num);
 }

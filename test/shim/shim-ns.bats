@@ -276,6 +276,36 @@ other_types() {
 	ns_all_gone
 }
 
+@test "setns(pidfd, CLONE_NEWNS) enters the process's namespace, as the kernel's does" {
+	# a modern kernel (pidfd_open is ENOSYS under the legacy simulation):
+	# the kernel's way in a namespace of its own, then the shim's
+	local x=$S/px steps
+	mkdir -p "$x"
+	env -u LD_PRELOAD unshare -m --propagation private "$NSCALL" \
+		mount t "$x" tmpfs 0 touch "$x/m" touch "$S/kin" \
+		waitfor "$S/kout" >/dev/null &
+	BG_PIDS+=($!)
+	wait_file "$S/kin"
+	local pid=$(pgrep -f "^$NSCALL mount t $x")
+	steps=(setns pidfd:$pid ns ls "$x" setns pidfd:$pid ns,uts ls "$x")
+	local kernel=$(env -u LD_PRELOAD "$NSCALL" "${steps[@]}" 2>&1)
+	touch "$S/kout"
+	wait_gone "$pid"
+	env LD_PRELOAD="$SHIM" "$NSCALL" unshare ns mount t "$x" tmpfs 0 \
+		touch "$x/m" touch "$S/sin" waitfor "$S/sout" >/dev/null &
+	BG_PIDS+=($!)
+	wait_file "$S/sin"
+	pid=$(pgrep -f "^$NSCALL unshare ns mount t $x")
+	steps=(setns pidfd:$pid ns ls "$x" setns pidfd:$pid ns,uts ls "$x")
+	local shim=$(env LD_PRELOAD="$SHIM" "$NSCALL" "${steps[@]}" 2>&1)
+	touch "$S/sout"
+	[ "$kernel" = "$(printf 'setns: ok\nls %s = m\nsetns: ok\nls %s = m' "$x" "$x")" ]
+	[ "$shim" = "$kernel" ]
+	wait_gone "$pid"
+	[ -z "$(ls "$x")" ]             # the copy was never ours
+	ns_all_gone
+}
+
 @test "the ns file: one number per namespace, st_ino N, a descriptor setns takes" {
 	run ns chroot "$J" stat /proc/self/ns/mnt lstat /proc/self/ns/mnt \
 		readlink /proc/self/ns/mnt hold /proc/self/ns/mnt unshare ns \
