@@ -239,13 +239,17 @@ struct start {
 	void *arg;
 	long tok;
 	int files;             /* CLONE_FILES: the table is the parent's */
+	int vm;                /* CLONE_VM: so is the memory */
 	int net;               /* CLONE_NEWNET, once in (see unshare_ns()) */
 };
 
 static int child_start(void *p)
 {
 	struct start s = *(struct start *)p;
+	int was = member;
 	long err = enter_here(s.tok);
+	if (s.vm)                  /* the parent's member stays its own */
+		member = was;
 	if (!s.files)
 		close_fd(s.tok);
 	if (!err && s.net)
@@ -273,7 +277,7 @@ static int do_clone(clone_fn *real, int (*fn)(void *), void *stack, int flags,
 			~(uintptr_t)15;
 	struct start *s = (struct start *)top;
 	*s = (struct start){ fn, arg, tok, !!(flags & CLONE_FILES),
-			     !!(flags & CLONE_NEWNET) };
+			     !!(flags & CLONE_VM), !!(flags & CLONE_NEWNET) };
 	int pid = real(child_start, s, flags & ~(CLONE_NEWNS | CLONE_NEWNET),
 		       s, ptid, tls, ctid);
 	if (!(flags & CLONE_FILES) || pid < 0)
