@@ -120,6 +120,30 @@ ls /a/x = still"
 	rmdir "$J/a/x" "$J/a/y"
 }
 
+@test "a LEAVE from a process that stays ends no namespace someone is in" {
+	background ns chroot "$J" unshare ns mount t /a/x tmpfs 0 \
+		touch /a/x/m touch /ready waitfor /go ls /a/x
+	wait_file "$J/ready"
+	# LS_OP_LEAVE (15) from the host and from the jail, neither of them
+	# in the namespace, and both staying: the namespace's process stays
+	# in it, its member token open
+	run "$RAWCLIENT" --op 15
+	[ "$output" = "reply op=15 error=0" ]
+	run "$RAWCLIENT" --chroot "$J" --uid 65534 --op 15
+	[ "$output" = "reply op=15 error=0" ]
+	[ -d "$STATE/ns" ]
+	run rmdir "$J/a/x"              # the copy's mount is still there
+	[ "$status" -ne 0 ]
+	touch "$J/go"
+	wait
+	expect="chroot: ok
+unshare: ok
+mount: ok
+ls /a/x = m"
+	[ "$(cat "$BATS_TEST_TMPDIR/bg.0")" = "$expect" ]
+	ns_all_gone
+}
+
 # The rounds' microseconds, "median=N max=N" of them on fd 3; each one
 # under the bound.
 measured() {
