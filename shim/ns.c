@@ -37,11 +37,7 @@ __asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
 		       CLONE_NEWPID | CLONE_NEWCGROUP | 0x80 /* NEWTIME */)
 /* A membership token waits at or above this descriptor number, out of
  * the way of programs that expect their lowest numbers free. */
-#define MEMBER_FD_MIN 100
-
-/* The member token this image took (enter()); -1: none, and one it
- * inherited across exec is looked for at MEMBER_FD_MIN. */
-static int member = -1;
+#define MEMBER_FD_MIN SHIM_MEMBER_FD
 
 static long sys(long nr, long a, long b, long c)
 {
@@ -100,7 +96,7 @@ static long enter(long tok, const char *cwd)
 		keep = sys(SYS_fcntl, tok, F_DUPFD, 0);
 	if (old >= 0 && old != tok && old != keep)
 		close_fd(old);
-	member = (int)keep;
+	shim_member = (int)keep;
 	static const struct ls_req_view notice = { .op = LS_OP_CHROOT };
 	(void)shim_call(&notice);  /* sharectl jails lists the new root */
 	return 0;
@@ -246,10 +242,10 @@ struct start {
 static int child_start(void *p)
 {
 	struct start s = *(struct start *)p;
-	int was = member;
+	int was = shim_member;
 	long err = enter_here(s.tok);
 	if (s.vm)                  /* the parent's member stays its own */
-		member = was;
+		shim_member = was;
 	if (!s.files)
 		close_fd(s.tok);
 	if (!err && s.net)
@@ -331,69 +327,4 @@ long shim_sys_clone(long flags, long stack, long a, long b, long c)
 	if (pid != 0 || !(flags & CLONE_FILES))
 		close_fd(tok);
 	return pid;
-}
-
-/* ---- the end of a member ------------------------------------------------ */
-
-/* Whether fd is a member token, as the holder can tell: a socket whose
- * maker is root (SO_PEERCRED of a socket pair: the broker) and which it
- * cannot write to (shut down: a send of nothing is EPIPE).  Closing one
- * such socket that is no token loses nothing: nothing can be written to
- * it. */
-static int token_like(int fd)
-{
-	struct ucred cr;
-	unsigned len = sizeof cr;
-	return shim_raw(SYS_getsockopt, fd, SOL_SOCKET, SO_PEERCRED, (long)&cr,
-			(long)&len, 0) == 0 && cr.uid == 0 &&
-	       shim_raw(SYS_sendto, fd, (long)"", 0,
-			MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0) == -EPIPE;
-}
-
-/* The end of a process in a namespace (issue 29 item 4): the kernel frees
- * a namespace in its last process's do_exit(), before a wait() can see
- * it end.  The broker learns of the token's last close only from that
- * do_exit() and would race the parent; here, while the process can still
- * wait, it closes its membership and has the broker end the namespace if
- * it was the last (LS_OP_LEAVE answers after the teardown).  A process in
- * no namespace pays one getsockopt() that fails; a signal, and a program
- * without the shim, leave it to the broker's wake-up (docs/design.md, "A
- * namespace's end").  Async-signal-safe, as _exit(2) is. */
-static void leave(void)
-{
-	int fd = member >= 0 ? member : MEMBER_FD_MIN;
-	static const struct ls_req_view q = { .op = LS_OP_LEAVE };
-	if (!token_like(fd))
-		return;
-	close_fd(fd);             /* no write to memory: a vfork child's */
-	(void)shim_call(&q);      /* is its parent's */
-}
-
-/* exit(3): the shim's destructor runs after the program's own and its
- * atexit handlers.  The one thing a destructor of the shim tears down
- * (pitfall 20): a wrapper called after it, from a later destructor, runs
- * in a namespace that has ended, as a thread of an exiting process
- * would. */
-__attribute__((destructor)) static void leave_at_exit(void)
-{
-	leave();
-}
-
-/* _exit(2) and _Exit(3), as programs call them (dash ends so; exit(3)
- * reaches the kernel without them). */
-static _Noreturn void end(int status)
-{
-	leave();
-	for (;;)
-		sys(SYS_exit_group, status, 0, 0);
-}
-
-SHIM_EXPORT void _exit(int status)
-{
-	end(status);
-}
-
-SHIM_EXPORT void _Exit(int status)
-{
-	end(status);
 }

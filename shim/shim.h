@@ -121,6 +121,10 @@ long shim_chroot(const char *path);
 long shim_unshare(int flags);
 long shim_setns(int fd, int nstype);
 long shim_sys_clone(long flags, long stack, long a, long b, long c);
+/* nsend.c: the member token this image took (-1: none; one inherited
+ * across exec waits at SHIM_MEMBER_FD), ended with the process. */
+#define SHIM_MEMBER_FD 100
+extern int shim_member;
 
 /* nsfile.c: /proc/PID/ns/mnt as the emulation has it.  The fast test on
  * every name: is its end "ns/mnt" (after a slash or alone)? */
