@@ -20,7 +20,9 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <linux/magic.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "shim.h"
@@ -159,22 +161,30 @@ long shim_unshare(int flags)
 	return unshare_ns(flags);
 }
 
-/* Whether fd is a socket, as every token is (a socket pair's end the
- * broker made): the only descriptors the broker could know. */
-static int is_socket(int fd)
+/* What setns is given: a descriptor not open, a namespace file of the
+ * kernel's own (nsfs; procfs before Linux 3.19), a socket (a token is
+ * one: a socket pair's end the broker made), or something else. */
+enum { NOT_OPEN = -1, KERNEL_NS, SOCKET, OTHER };
+
+static int kind_of(int fd)
 {
+	struct statfs st;
 	int type;
 	unsigned len = sizeof type;
+	if (fd < 0 || shim_raw(SYS_fstatfs, fd, (long)&st, 0, 0, 0, 0) < 0)
+		return NOT_OPEN;
+	if (st.f_type == NSFS_MAGIC || st.f_type == PROC_SUPER_MAGIC)
+		return KERNEL_NS;
 	return shim_raw(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, (long)&type,
-			(long)&len, 0) == 0;
+			(long)&len, 0) == 0 ? SOCKET : OTHER;
 }
 
 /* setns(pidfd, flags) with CLONE_NEWNS (Linux 5.8): the emulated
  * namespace of the pidfd's process, through a token of it the broker
  * makes as for its ns file; the other types are the kernel's, first (it
- * enters the mount namespace after them too).  A descriptor the broker
- * finds no pidfd (EINVAL) or none at all (EBADF), or no broker, leaves it
- * all to the kernel. */
+ * enters the mount namespace after them too).  No pidfd: EINVAL, as for
+ * any descriptor that is no namespace, or the kernel's answer when other
+ * types were asked with it; no broker: the kernel's. */
 static long setns_pidfd(int fd, int flags)
 {
 	struct ls_req_view q = { .op = LS_OP_NSFILE,
@@ -183,7 +193,7 @@ static long setns_pidfd(int fd, int flags)
 	long err = shim_call_ans(&q, &a);
 	if (err == 0 && a.fd < 0)
 		err = -EIO;
-	if (err == -EINVAL || err == -EBADF || err == SHIM_NOBROKER)
+	if (err == SHIM_NOBROKER || (err == -EINVAL && flags != CLONE_NEWNS))
 		return sys(SYS_setns, fd, flags, 0);
 	if (err == 0 && (flags & ~CLONE_NEWNS))
 		err = sys(SYS_setns, fd, flags & ~CLONE_NEWNS, 0);
@@ -194,26 +204,30 @@ static long setns_pidfd(int fd, int flags)
 	return err;
 }
 
-/* setns(2): a token enters its namespace, and a pidfd with CLONE_NEWNS
- * the emulated namespace of its process.  Every other descriptor is the
- * kernel's, as it came: another type of namespace, the kernel's own ns
- * file, a socket that is no token (the broker's EINVAL), or no namespace
- * at all; its answer comes back unchanged (ENOSYS from a kernel without
- * setns, EINVAL for a type that does not match). */
+/* setns(2).  The kernel's, as it came, whenever another type is asked
+ * (a pidfd's mount namespace aside) or fd is a namespace file of its own
+ * (an IPC, UTS, network... namespace's, or a real mount namespace's): its
+ * answer comes back unchanged, ENOSYS from a kernel without setns.  For
+ * the type libshare emulates (CLONE_NEWNS, or 0), a token enters its
+ * namespace, a pidfd its process's, and the rest gets the answer of a
+ * kernel that has mount namespaces: EBADF for no descriptor, EINVAL for
+ * one that is no namespace (a socket the broker does not know among
+ * them). */
 long shim_setns(int fd, int nstype)
 {
-	if (fd < 0)
+	int kind = kind_of(fd);
+	if (nstype & ~CLONE_NEWNS)
+		return (nstype & CLONE_NEWNS) && kind == OTHER ?
+		       setns_pidfd(fd, nstype) : sys(SYS_setns, fd, nstype, 0);
+	if (kind == KERNEL_NS)
 		return sys(SYS_setns, fd, nstype, 0);
-	if (!is_socket(fd))
-		return (nstype & CLONE_NEWNS) ? setns_pidfd(fd, nstype) :
-		       sys(SYS_setns, fd, nstype, 0);
-	if (nstype != 0 && nstype != CLONE_NEWNS)
-		return sys(SYS_setns, fd, nstype, 0);
+	if (kind != SOCKET)
+		return kind == NOT_OPEN ? -EBADF :
+		       nstype ? setns_pidfd(fd, nstype) : -EINVAL;
 	long err = enter(fd, NULL);
-	if (err == -LS_ENOBROKER)
-		return shim_fallback_native() ? sys(SYS_setns, fd, nstype, 0) :
-		       err;
-	return err == -EINVAL ? sys(SYS_setns, fd, nstype, 0) : err;
+	if (err == -LS_ENOBROKER && shim_fallback_native())
+		return sys(SYS_setns, fd, nstype, 0);
+	return err;
 }
 
 SHIM_EXPORT int unshare(int flags)

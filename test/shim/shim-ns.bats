@@ -208,13 +208,14 @@ share_a() {
 }
 
 @test "setns refuses what the kernel refuses" {
-	# a descriptor that is no token is the kernel's: one without setns
-	# says ENOSYS, whatever it is; a pidfd: pidfd_open is ENOSYS under
-	# the legacy simulation (as on kernels before 5.3)
+	# a descriptor that is no namespace, for the type emulated: EINVAL
+	# (closed: EBADF), as from a kernel with mount namespaces; for
+	# another type the kernel's, here ENOSYS; a pidfd: pidfd_open is
+	# ENOSYS under the legacy simulation (as on kernels before 5.3)
 	run ns setns /dev/null ns setns /dev/null 0 sys-setns /dev/null ns \
-		setns pidfd ns
-	expect_output_lines "setns: ENOSYS" "setns: ENOSYS" "sys-setns: ENOSYS" \
-		"setns: ENOSYS"
+		setns /dev/null uts setns pidfd ns hold /nonexistent setns-held 0
+	expect_output_lines "setns: EINVAL" "setns: EINVAL" "sys-setns: EINVAL" \
+		"setns: ENOSYS" "setns: ENOSYS" "hold: ENOENT" "setns-held: EBADF"
 	run shimmed setpriv --reuid 65534 --regid 65534 --clear-groups \
 		--inh-caps=-all --bounding-set=-all "$NSCALL" unshare ns \
 		sys-unshare ns hold /proc/self/ns/mnt setns-held ns
@@ -236,7 +237,8 @@ share_a() {
 # The setns steps of the types libshare does not emulate, each with its
 # own type, 0, another type and CLONE_NEWNS; the kernel's own mount ns
 # file (through a link: the shim's open of a name ending in ns/mnt gives
-# a token), a pidfd, and a descriptor that is no namespace.
+# a token), a pidfd, and a descriptor that is no namespace with another
+# type (with CLONE_NEWNS or 0 it is the emulation's: the test before).
 other_types() {
 	local pid=$1 t steps=()
 	for t in ipc uts net; do
@@ -248,7 +250,7 @@ other_types() {
 	steps+=(setns "$S/mntlink" ns setns "$S/mntlink" 0
 		sys-setns "$S/mntlink" 0 setns "$S/mntlink" ipc
 		setns pidfd uts setns pidfd ipc,uts setns pidfd 0
-		setns /dev/null 0 setns /dev/null uts)
+		setns /dev/null uts)
 	printf '%s\n' "${steps[@]}"
 }
 
