@@ -188,7 +188,7 @@ static bool ns_shared(long *last)
 	if (*last > 0 && proc_link_is(*last, "ns/mnt", me, n))
 		return true;
 	int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	long got, self = (long)getpid();
+	long got = 0, self = (long)getpid();
 	bool shared = dir < 0;
 	while (!shared && (got = syscall(SYS_getdents64, dir, buf,
 					 sizeof buf)) > 0)
