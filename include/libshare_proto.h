@@ -55,7 +55,10 @@ enum ls_op {
 	LS_OP_CHROOT = 4,      /* after a successful chroot(2): the broker
 				  learns the caller's new root; no fields */
 	LS_OP_STATUS = 5,      /* reply text: one line about the broker */
-	LS_OP_STOP = 6,        /* the broker exits, mounts stay */
+	LS_OP_STOP = 6,        /* the broker exits, mounts stay; arg
+				  LS_STOP_FINAL: no broker follows, its
+				  holder ends too (covered mounts are no
+				  longer kept for one) */
 	LS_OP_JAILS = 7,       /* reply text: the roots of past callers,
 				  one per line */
 	LS_OP_TREE = 8,        /* field 1: the root directory of the view,
@@ -117,6 +120,7 @@ enum ls_op {
 };
 #define LS_NSFILE_NUMBER (1ull << 32)
 #define LS_NSFILE_PIDFD (1ull << 33)
+#define LS_STOP_FINAL 1ull
 
 /* An op's name, for logs and messages: the call it stands for, or the
  * sharectl command.  op comes off the wire: anything past the table is

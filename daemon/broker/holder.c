@@ -128,6 +128,24 @@ void holder_check(struct broker *b)
 		log_msg(LOG_ERR, "cannot start a holder: %s", strerror(-err));
 }
 
+void holder_end(struct broker *b)
+{
+	struct holder *h = &the_holder;
+	char *path;
+	pid_t pid = h->pid;
+	h->pid = 0;
+	if (pid <= 0)
+		return;
+	end_holder(pid);
+	waitpid(pid, NULL, 0);
+	if (asprintf(&path, "%s/" HOLDER_PIDFILE, b->state_dir) >= 0) {
+		unlink(path);      /* ours alone: we hold the lock */
+		free(path);
+	}
+	log_msg(LOG_INFO, "final stop: holder %d ended, nothing kept for a "
+		"next broker", (int)pid);
+}
+
 /* ---- a previous broker's holder ------------------------------------ */
 
 /* Why process pid is not a holder of ours, or NULL: its name, our mount

@@ -20,6 +20,9 @@ int holder_spawn(struct broker *b, int lock_fd);
 pid_t holder_pid(void);
 /* Between requests: a holder that ended (killed by hand) is replaced. */
 void holder_check(struct broker *b);
+/* A final stop (sharectl stop --final): no broker follows, so ours ends
+ * now, keeping nothing, and its pid file goes; none starts again. */
+void holder_end(struct broker *b);
 
 /* Before the import: the previous broker's holder, if one is left, and
  * the mounts it keeps (said in the log; out of memory, some of them). */

@@ -1,5 +1,7 @@
 /* holdproc.c: the holder process (holder.c, docs/design.md "Restarts"):
- * it waits for the broker's death, then keeps only the covered mounts.
+ * it waits for the broker's death, then keeps only the covered mounts,
+ * for as long as a next broker may come to take them: until one does
+ * (it ends us), or no other process is left in our mount namespace.
  *
  * It runs after the broker's death in a copy of its memory, which another
  * thread may have left with malloc's lock taken: it calls no allocator,
@@ -11,10 +13,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "holder.h"
+
+/* How often a holder looks for a process beside it (ns_shared()). */
+static const struct timespec recheck = { .tv_sec = 1 };
 
 /* "/proc/self/fd/" or "/proc/self/fdinfo/" and the number, into buf. */
 static void proc_fd(char *buf, const char *dir, int fd)
@@ -143,6 +149,111 @@ static void unlink_own(const struct holder *h)
 		unlinkat(h->id_fd, HOLDER_PIDFILE, 0);
 }
 
+/* Whether pid's /proc/PID/LEAF reads as want (n bytes). */
+static bool proc_link_is(long pid, const char *leaf, const char *want,
+			 ssize_t n)
+{
+	char path[64], got[64];
+	proc_fd(path, "/proc/", (int)pid);
+	strcat(strcat(path, "/"), leaf);
+	return readlink(path, got, sizeof got) == n &&
+	       memcmp(got, want, (size_t)n) == 0;
+}
+
+/* Whether pid is named as a holder: another broker's, no more able than
+ * we are to start the next broker. */
+static bool is_holder(long pid)
+{
+	char path[64], comm[32];
+	proc_fd(path, "/proc/", (int)pid);
+	int fd = open(strcat(path, "/comm"), O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, comm, sizeof comm);
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)sizeof HOLDER_NAME &&
+	       memcmp(comm, HOLDER_NAME "\n", (size_t)n) == 0;
+}
+
+/* Whether a process other than a holder is in our mount namespace: one
+ * that may yet start the next broker there, the only broker that could
+ * adopt us (holder.c's not_ours()).  Alone, we pin a namespace nobody can
+ * enter but through us.  *last, the one found before, is tried first (on
+ * the host, pid 1 always is).  When it cannot tell, it says yes. */
+static bool ns_shared(long *last)
+{
+	char me[64], buf[4096];
+	ssize_t n = readlink("/proc/self/ns/mnt", me, sizeof me);
+	if (n <= 0 || n == (ssize_t)sizeof me)
+		return true;
+	if (*last > 0 && proc_link_is(*last, "ns/mnt", me, n))
+		return true;
+	int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long got = 0, self = (long)getpid();
+	bool shared = dir < 0;
+	while (!shared && (got = syscall(SYS_getdents64, dir, buf,
+					 sizeof buf)) > 0)
+		for (long off = 0; off < got && !shared; ) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			long pid = atol(d->d_name);
+			off += d->d_reclen;
+			shared = pid > 0 && pid != self &&
+				 proc_link_is(pid, "ns/mnt", me, n) &&
+				 !is_holder(pid);
+			if (shared)
+				*last = pid;
+		}
+	if (got < 0)
+		shared = true;
+	if (dir >= 0)
+		close(dir);
+	return shared;
+}
+
+/* Field n (1-based, as proc(5) numbers them) of /proc/self/stat; 0. */
+static unsigned long stat_field(int n)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	char *p = strrchr(buf, ')');
+	for (int i = 2; p && i < n; i++)  /* p: the space before field i+1 */
+		p = strchr(p + 1, ' ');
+	return p ? strtoul(p + 1, NULL, 10) : 0;
+}
+
+/* Named as what it is, in comm (ps, pgrep) and in the command line (ps
+ * -f, pgrep -f), which was the broker's: a holder found alive is not
+ * taken for a broker, nor killed as one.  The name, then NULs up to the
+ * last byte of the arguments' memory, a NUL already; written through
+ * /proc/self/mem, which answers a write it cannot do with an error, never
+ * with a fault that would lose the mounts kept. */
+static void name_self(void)
+{
+	static const char zero[256];
+	unsigned long at = stat_field(48), end = stat_field(49);
+	prctl(PR_SET_NAME, HOLDER_NAME);
+	int fd = at && end > at ? open("/proc/self/mem", O_WRONLY | O_CLOEXEC)
+				: -1;
+	const char *from = HOLDER_NAME;
+	size_t len = sizeof HOLDER_NAME - 1;
+	while (fd >= 0 && at + 1 < end) {
+		if (len > end - 1 - at)
+			len = end - 1 - at;
+		if (pwrite(fd, from, len, (off_t)at) != (ssize_t)len)
+			break;
+		at += len;
+		from = zero;
+		len = sizeof zero;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 int holder_main(void *arg)
 {
 	const struct holder *h = arg;
@@ -158,7 +269,7 @@ int holder_main(void *arg)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGUSR1, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	prctl(PR_SET_NAME, HOLDER_NAME);
+	name_self();
 	prctl(PR_SET_PDEATHSIG, SIGUSR2);
 	while (getppid() == h->broker)     /* it may be dead already */
 		sigwait(&set, &sig);
@@ -168,8 +279,12 @@ int holder_main(void *arg)
 	if (!kept)
 		unlink_own(h);
 	close(h->lock_fd);
-	if (!kept)
-		_exit(0);
-	for (;;)
-		pause();
+	/* kept while a process could start the next broker here; the
+	 * next broker ends us once it has what we keep (holder_adopt()),
+	 * a final stop at once (holder_end()) */
+	for (long last = 0; kept && ns_shared(&last); )
+		nanosleep(&recheck, NULL);
+	if (kept)
+		unlink_own(h);
+	_exit(0);
 }

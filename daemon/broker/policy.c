@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "broker.h"
+#include "holder.h"
 
 enum who { ANYONE, ON_HOST, ADMIN };
 
@@ -94,7 +95,9 @@ static int serve_status(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
 static int serve_stop(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
 		   struct answer *a)
 {
-	(void)arg, (void)f, (void)a;
+	(void)f, (void)a;
+	if (arg & LS_STOP_FINAL)
+		holder_end(r->b);
 	r->b->stop = true;
 	return 0;
 }

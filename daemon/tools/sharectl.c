@@ -1,6 +1,6 @@
 /* sharectl: the administrator's command.
  *
- *   sharectl [--socket ADDR] status | stop | jails | ns
+ *   sharectl [--socket ADDR] status | stop [--final] | jails | ns
  *   sharectl [--socket ADDR] tree [--root DIR | --ns PID]
  *   sharectl [--socket ADDR] graph [--output FILE.svg|FILE.png|FILE.dot]
  *   sharectl [--socket ADDR] apply [--dry-run] [--jail DIR] [FILE|DIR]...
@@ -14,6 +14,8 @@
  *
  * Exit status: 0 on success; 1 when the broker refuses or does not answer
  * (status: no broker), or dot is missing or fails; 2 for a usage error.
+ * stop --final: no broker will follow, so the broker's holder (the
+ * process keeping covered mounts for the next one) ends with it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +33,8 @@
 
 static void usage(FILE *out, int code)
 {
-	fprintf(out, "usage: sharectl [--socket ADDR] status|stop|jails|ns\n"
+	fprintf(out, "usage: sharectl [--socket ADDR] status|jails|ns\n"
+		"       sharectl [--socket ADDR] stop [--final]\n"
 		"       sharectl [--socket ADDR] tree [--root DIR|--ns PID]\n"
 		"       sharectl [--socket ADDR] graph "
 		"[--output FILE.svg|FILE.png|FILE.dot]\n"
@@ -45,6 +48,8 @@ static void usage(FILE *out, int code)
 		"  -n, --ns PID        tree: as process PID sees it, in its mount\n"
 		"                      namespace\n"
 		"  -o, --output FILE   graph: into FILE, as .dot, .svg or .png\n"
+		"  -f, --final         stop: no broker follows; its holder of\n"
+		"                      covered mounts ends too\n"
 		"  -h, --help          this help\n"
 		"  -V, --version       the version\n\n"
 		"Exit status: 0 success, 1 the broker refused or is absent,\n"
@@ -67,12 +72,12 @@ static void refuse(const char *what, const char *value, const char *why)
  * a negative errno when no root broker answered or its answer was not
  * one (-EIO). */
 static int ask(const char *addr, uint16_t op, const char *pid,
-	       const char *arg, int *pass)
+	       const char *arg, unsigned long flags, int *pass)
 {
 	static char text[LS_TEXT_MAX];
 	const char *const f[LS_NFIELDS] = { pid, arg, NULL, NULL };
 	size_t len = sizeof text;
-	int err = broker_call(addr, op, f, 0, text, &len, pass);
+	int err = broker_call(addr, op, f, flags, text, &len, pass);
 	if (err >= 0)
 		fwrite(text, 1, len, stdout);
 	return err;
@@ -150,9 +155,10 @@ static int deliver(int fd, const char *output)
 
 /* One command; its exit status. */
 static int run(const char *addr, const char *name, uint16_t op,
-	       const char *pid, const char *root, const char *output)
+	       const char *pid, const char *root, const char *output,
+	       unsigned long flags)
 {
-	int pass, err = ask(addr, op, pid, root, &pass);
+	int pass, err = ask(addr, op, pid, root, flags, &pass);
 	if (err < 0)
 		fprintf(stderr, "sharectl: no broker at %s: %s\n", addr,
 			strerror(-err));
@@ -180,6 +186,7 @@ int main(int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "ns", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "final", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -191,12 +198,13 @@ int main(int argc, char **argv)
 	};
 	const char *addr = getenv(LS_SOCKET_ENV), *root = NULL, *output = NULL,
 		   *pid = NULL;
+	unsigned long flags = 0;
 	struct sockaddr_un sa;
 	socklen_t len;
 	int c = jailtab_command(argc, argv);   /* apply, check: jailtab_cmd.c */
 	if (c >= 0)
 		return c;
-	while ((c = getopt_long(argc, argv, "s:r:n:o:hV", opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "s:r:n:o:fhV", opts, NULL)) != -1)
 		if (c == 's' && ls_address(optarg, &sa, &len) < 0)
 			refuse("--socket", optarg, "not @NAME (abstract) nor an "
 			       "absolute /PATH of 2 to 107 bytes");
@@ -211,6 +219,8 @@ int main(int argc, char **argv)
 			       "name must end in .dot, .svg or .png");
 		else if (c == 'o')
 			output = optarg;
+		else if (c == 'f')
+			flags = LS_STOP_FINAL;
 		else if (c == 'V') {
 			printf("sharectl (%s) %s\n", PACKAGE_NAME,
 			       PACKAGE_VERSION);
@@ -229,9 +239,10 @@ int main(int argc, char **argv)
 		    (pid && (op != LS_OP_TREE || root || !*pid ||
 			     strlen(pid) > 10 ||
 			     strspn(pid, "0123456789") != strlen(pid))) ||
-		    (output && (op != LS_OP_GRAPH || !format_of(output))))
+		    (output && (op != LS_OP_GRAPH || !format_of(output))) ||
+		    (flags && op != LS_OP_STOP))
 			usage(stderr, 2);
-		return run(addr, cmds[i].name, op, pid, root, output);
+		return run(addr, cmds[i].name, op, pid, root, output, flags);
 	}
 	usage(stderr, 2);
 }

@@ -40,6 +40,8 @@ complete_words() {
 	[ "$(echo $output)" = "--help --ns --root --socket --version" ]
 	run complete_words sharectl apply --
 	[ "$(echo $output)" = "--dry-run --help --jail --socket --version" ]
+	run complete_words sharectl stop --
+	[ "$(echo $output)" = "--final --help --socket --version" ]
 	run complete_words sharectl check --j
 	[ "$(echo $output)" = "--jail" ]
 	run complete_words sharectl --s

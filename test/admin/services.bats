@@ -116,6 +116,49 @@ assert_stopped() {
 	assert_stopped
 }
 
+# Whether pid $1 has ended (a zombie has), waiting up to 5 seconds.
+ended() {
+	local i st
+	for ((i = 0; i < 100; i++)); do
+		read -r st <"/proc/$1/stat" 2>/dev/null || return 0
+		[[ ${st##*) } == Z* ]] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# A covered mount (LOW under TOP on $S/m) made through the service's broker,
+# then SCRIPT restart: the new broker adopted the holder's mounts and ended
+# it; SCRIPT stop: no broker follows, the holder ends too (issue 26 item
+# 4), every mount stays.
+holder_across() {
+	local dir=${PIDFILE%/*} old new
+	mkdir "$S/m"
+	env LD_PRELOAD="$SHIM" mount -t tmpfs LOW "$S/m"
+	env LD_PRELOAD="$SHIM" mount -t tmpfs TOP "$S/m"
+	read -r old _ <"$dir/holder.pid"
+	run "$1" restart
+	[ "$status" -eq 0 ]
+	assert_serving
+	ended "$old"
+	read -r new _ <"$dir/holder.pid"
+	[ "$new" != "$old" ] && [ "$(cat "/proc/$new/comm")" = sharebrokerhold ]
+	run "$1" stop
+	[ "$status" -eq 0 ]
+	assert_stopped
+	ended "$new"
+	[ ! -e "$dir/holder.pid" ]
+	[ "$(findmnt -n -o SOURCE "$S/m" | xargs)" = "LOW TOP" ]
+}
+
+@test "LSB init script: a restart leaves covered mounts to the next broker, a stop ends the holder" {
+	[ -r /lib/lsb/init-functions ] || skip "no /lib/lsb/init-functions"
+	defaults PRIVATE_NAMESPACE=no
+	run "$DIST/libshare.init" start
+	[ "$status" -eq 0 ]
+	holder_across "$DIST/libshare.init"
+}
+
 # OpenRC keeps its service states in /run/openrc: a fresh one of this
 # namespace's own, as if OpenRC had booted it.
 openrc_booted() {
@@ -152,6 +195,17 @@ openrc_booted() {
 	assert_stopped
 	run "$rc" status
 	[ "$status" -eq 3 ]
+	umount -l /run/openrc
+}
+
+@test "OpenRC script: a restart leaves covered mounts to the next broker, a stop ends the holder" {
+	command -v openrc-run >/dev/null ||
+		skip "openrc is not installed (apt-get install openrc)"
+	openrc_booted
+	# PRIVATE_NAMESPACE=auto: every mount here is private, so no
+	run "$DIST/libshare.openrc" start
+	[ "$status" -eq 0 ]
+	holder_across "$DIST/libshare.openrc"
 	umount -l /run/openrc
 }
 
