@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "broker.h"
@@ -92,13 +93,16 @@ int fd_loc_at(struct broker *b, int fd, const char *path,
 /* fstat(2) from what the kernel has cached: a filesystem whose server
  * never answers (FUSE, NFS) would block a plain fstat for ever, and with
  * it the broker.  Type, owner, mode, device and inode number are all the
- * broker asks, and the cache has them.  As fstat: 0, or -1 and errno. */
+ * broker asks, and the cache has them.  As fstat: 0, or -1 and errno.
+ * The raw call: on a kernel without statx (before 4.11) glibc's statx()
+ * emulates it and refuses AT_STATX_DONT_SYNC with EINVAL, so the ENOSYS
+ * that calls for fstat here would never come. */
 int fd_stat(int fd, struct stat *st)
 {
 	struct statx x;
-	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-		  STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO,
-		  &x) < 0)
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+		    STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO,
+		    &x) < 0)
 		return errno == ENOSYS ? fstat(fd, st) : -1;
 	*st = (struct stat){
 		.st_dev = makedev(x.stx_dev_major, x.stx_dev_minor),
