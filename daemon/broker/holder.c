@@ -207,7 +207,7 @@ void holder_adopt(struct broker *b)
 		snprintf(path, sizeof path, "/proc/%d/fdinfo/%d",
 			 (int)h->old, k.num);
 		long fl = proc_field(path, "flags:", 8);
-		k.kid = (int)proc_field(path, "mnt_id:", 10);
+		k.kid = fdinfo_mnt_id(path);
 		if (fl >= 0 && (fl & O_PATH) && k.kid >= 0)
 			err = VEC_PUSH(h->v, h->n, cap, k);
 	}

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "broker.h"
 #include "holder.h"
 
 /* "/proc/self/fd/" or "/proc/self/fdinfo/" and the number, into buf. */
@@ -44,6 +45,8 @@ long proc_field(const char *path, const char *key, int base)
 		return -1;
 	buf[n] = '\0';
 	char *p = strstr(buf, key);
+	if (strcmp(key, "mnt_id:") == 0 && kernel_lacks("no-fdinfo-mnt-id"))
+		p = NULL;      /* the legacy simulation: before Linux 3.15 */
 	return p ? strtol(p + strlen(key), NULL, base) : -1;
 }
 
@@ -76,7 +79,9 @@ static bool in_table(long id)
 }
 
 /* Whether fd is on a mount of the table that its path no longer reaches:
- * one only a descriptor still holds. */
+ * one only a descriptor still holds.  A kernel whose fdinfo has no mnt_id
+ * (before 3.15) is asked the same without ids (mntid.c), and a mount
+ * unmounted lazily may then be kept too. */
 static bool must_keep(int fd)
 {
 	char link[64], path[PATH_MAX];
@@ -84,9 +89,11 @@ static bool must_keep(int fd)
 	long id = proc_field(link, "mnt_id:", 10), top_id = -1;
 	proc_fd(link, "/proc/self/fd/", fd);
 	ssize_t n = readlink(link, path, sizeof path - 1);
-	if (id < 0 || n <= 0 || path[0] != '/')
+	if (n <= 0 || path[0] != '/')
 		return false;
 	path[n] = '\0';
+	if (id < 0)
+		return !fd_reached(fd, path);
 	int top = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (top >= 0) {
 		proc_fd(link, "/proc/self/fdinfo/", top);
