@@ -152,6 +152,7 @@ bool kernel_lacks(const char *what);   /* a legacy simulation's hook */
 bool path_under(const char *path, const char *top);
 /* mntid.c: fd_mnt_id() from mountinfo, where no handle or fdinfo says it */
 int mountinfo_mnt_id(int fd);
+void mntid_known(const struct broker *b); /* its handles tell mounts apart */
 bool fd_reached(int fd, const char *path); /* on what a walk of path reaches */
 bool fd_at_root(int fd);       /* on the root of its mount */
 struct stat;

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,13 @@ static const struct entry *walk(const struct table *t, const char *path)
 	return cur;
 }
 
+/* Whether the two directories are on one mount: rename of "." to "."
+ * fails with EXDEV between two mounts, EBUSY within one. */
+static bool same_mount(int a, int b)
+{
+	return renameat(a, ".", b, ".") < 0 && errno == EBUSY;
+}
+
 /* Whether fd is on the mount a walk of path, its own, reaches.  System
  * calls only: the holder asks it too (holdproc.c). */
 bool fd_reached(int fd, const char *path)
@@ -79,33 +87,89 @@ bool fd_reached(int fd, const char *path)
 	bool same = top >= 0 && fd_stat(top, &top_st) == 0 &&
 		    top_st.st_dev == st.st_dev && top_st.st_ino == st.st_ino;
 	if (same && S_ISDIR(st.st_mode))
-		same = renameat(fd, ".", top, ".") < 0 && errno == EBUSY;
+		same = same_mount(fd, top);
 	if (top >= 0)
 		close(top);
 	return same;
 }
 
-/* A descriptor beneath v, the mount its path reaches: the one other
- * mount on dev at the longest mountpoint that starts path. */
-static int beneath(const struct table *t, const struct entry *v,
-		   const char *path, dev_t dev)
+/* The broker whose handles tell mounts apart (mntid_known()). */
+static const struct broker *known;
+
+void mntid_known(const struct broker *b)
 {
-	const struct entry *best = NULL;
-	bool twice = false;
+	known = b;
+}
+
+/* Whether fd is on e's mount: 1, 0 if not, -1 if no handle can say. */
+static int on_handle(int fd, const struct entry *e)
+{
+	struct mount *m = known ? mount_of_kid(known, e->id) : NULL;
+	struct handle *h = m ? handle_of(known, m) : NULL;
+	struct stat st;
+	if (!h || fd_stat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
+		return -1;
+	return same_mount(fd, h->fd);
+}
+
+/* Whether e may be the mount of a descriptor at path on dev that is not
+ * on v, the mount the path reaches. */
+static bool candidate(const struct entry *e, const struct entry *v,
+		      const char *path, dev_t dev)
+{
+	return e->id && e != v && entry_dev(e) == dev && path_under(path, e->mp);
+}
+
+/* The length of the longest candidate's mountpoint shorter than limit,
+ * 0 when there is none. */
+static size_t next_len(const struct table *t, const struct entry *v,
+		       const char *path, dev_t dev, size_t limit)
+{
+	size_t best = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t len = strlen(t->v[i].mp);
+		if (len < limit && len > best &&
+		    candidate(&t->v[i], v, path, dev))
+			best = len;
+	}
+	return best;
+}
+
+/* Of the candidates whose mountpoint is len long: the one fd is on, as a
+ * handle says, else the only one no handle rules out; *n of those. */
+static const struct entry *at_len(const struct table *t,
+				  const struct entry *v, const char *path,
+				  int fd, dev_t dev, size_t len, size_t *n)
+{
+	const struct entry *left = NULL;
+	*n = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct entry *e = &t->v[i];
-		if (!e->id || e == v || entry_dev(e) != dev ||
-		    !path_under(path, e->mp))
+		if (strlen(e->mp) != len || !candidate(e, v, path, dev))
 			continue;
-		size_t len = strlen(e->mp);
-		if (best && len == strlen(best->mp)) {
-			twice = true;
-		} else if (!best || len > strlen(best->mp)) {
-			best = e;
-			twice = false;
-		}
+		int on = on_handle(fd, e);
+		if (on == 1)
+			return e;
+		if (on < 0)
+			left = (*n)++ ? NULL : e;
 	}
-	return best && !twice ? best->id : -ENOENT;
+	return left;
+}
+
+/* A descriptor beneath v: on another mount on dev whose mountpoint starts
+ * path, the longest one, unless the broker's handles rule it out (fd is
+ * then on its mountpoint, beneath it). */
+static int beneath(const struct table *t, const struct entry *v,
+		   const char *path, int fd, dev_t dev)
+{
+	size_t n = 0;
+	for (size_t len = next_len(t, v, path, dev, SIZE_MAX); len && n < 2;
+	     len = next_len(t, v, path, dev, len)) {
+		const struct entry *e = at_len(t, v, path, fd, dev, len, &n);
+		if (e)
+			return e->id;
+	}
+	return -ENOENT;
 }
 
 int mountinfo_mnt_id(int fd)
@@ -118,7 +182,7 @@ int mountinfo_mnt_id(int fd)
 	if (id == 0) {
 		const struct entry *v = walk(&t, path);
 		id = v && entry_dev(v) == st.st_dev && fd_reached(fd, path) ?
-		     v->id : beneath(&t, v, path, st.st_dev);
+		     v->id : beneath(&t, v, path, fd, st.st_dev);
 		table_free(&t);
 	}
 	free(path);
