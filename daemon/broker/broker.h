@@ -149,6 +149,7 @@ char *fd_path(int fd);         /* where it is now, malloc'ed */
 int fd_mnt_id(int fd);         /* the kernel's id of its mount */
 int fdinfo_mnt_id(const char *fdinfo); /* any process's, by its fdinfo */
 bool kernel_lacks(const char *what);   /* a legacy simulation's hook */
+bool fdinfo_has_mnt_id(void);          /* Linux 3.15 on */
 bool path_under(const char *path, const char *top);
 /* mntid.c: fd_mnt_id() from mountinfo, where no handle or fdinfo says it */
 int mountinfo_mnt_id(int fd);

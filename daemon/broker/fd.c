@@ -144,6 +144,19 @@ static int fdinfo_line(const char *fdinfo)
 	return kernel_lacks("no-fdinfo-mnt-id") ? -ENODATA : id;
 }
 
+/* Whether fdinfo says a descriptor's mount (Linux 3.15 on). */
+bool fdinfo_has_mnt_id(void)
+{
+	int fd = open("/", O_PATH | O_CLOEXEC), id = -ENODATA;
+	char path[64];
+	if (fd >= 0) {
+		snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+		id = fdinfo_line(path);
+		close(fd);
+	}
+	return id != -ENODATA;
+}
+
 /* The mount of any process's descriptor, by its fdinfo path (.../fdinfo/N):
  * without the line, from the descriptor itself (.../fd/N). */
 int fdinfo_mnt_id(const char *fdinfo)

@@ -9,7 +9,7 @@ load ../lib/broker
 setup() {
 	export LEGACY_SIM_PROFILE=--oldest
 	broker_setup
-	mkdir -p "$S/a" "$S/b" "$J/mnt"
+	mkdir -p "$S/a" "$S/b" "$S/p" "$J/mnt"
 }
 
 teardown() {
@@ -43,4 +43,23 @@ teardown() {
 	host umount "$S/a"
 	[ ! -e "$S/a/below" ]
 	! is_mountpoint "$S/a"
+}
+
+@test "--oldest: two binds of one filesystem covered on one place: a broker killed finds both through the holder" {
+	host mount -t tmpfs A "$S/a"
+	host mount --bind "$S/a" "$S/p"
+	host mount --bind "$S/a" "$S/a"
+	host mount -t tmpfs X "$S/a"
+	# only holder.ids tells the two apart: the table cannot
+	kill -KILL "$BROKER_PID"
+	wait_gone "$BROKER_PID" 5
+	broker_start 2>"$BATS_TEST_TMPDIR/start.err"
+	run grep -c "sb/a is covered: reached through the previous broker's holder" \
+		"$BATS_TEST_TMPDIR/start.err"
+	[ "$output" = 2 ]
+	host umount "$S/a"
+	host umount "$S/a"
+	host umount "$S/a"
+	! is_mountpoint "$S/a"
+	[ "$(mountpoints_of A)" = "$S/p" ]
 }
