@@ -11,8 +11,10 @@
  * mounts and EBUSY within one, and changes nothing (the kernel compares
  * the mounts first, fs/namei.c); for a file, device and inode.  A
  * descriptor beneath a stack (a covered mount's handle) is on one of the
- * others: the only one on its device at the longest mountpoint that
- * starts the path.  Where two are, the table cannot tell: -ENOENT.
+ * others on its device: the one at the longest mountpoint that starts the
+ * path, unless the same test against the broker's handles says which, or
+ * rules it out.  Where two remain, the table cannot tell: -ENOENT (a
+ * restart's import asks holder.ids then, holder.c).
  */
 #include <errno.h>
 #include <fcntl.h>
