@@ -264,15 +264,15 @@ int holder_take(int kid, dev_t dev)
 	char path[64];
 	struct stat st;
 	for (size_t i = 0; h->old && i < h->n; i++) {
-		/* the table's answer, or where it has none the broker's note */
-		bool noted = h->v[i].kid < 0 && h->v[i].noted == kid;
+		/* the table's answer, or the previous broker's note: where
+		 * it wrote one the table may not tell (a file's mount) */
+		bool noted = h->v[i].noted == kid;
 		if (h->v[i].kid != kid && !noted)
 			continue;
 		snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)h->old,
 			 h->v[i].num);
-		int fd = open(path, O_PATH | O_CLOEXEC), id = -1;
-		if (fd >= 0 && ((id = fd_mnt_id(fd)) == kid ||
-				(noted && id < 0)) &&
+		int fd = open(path, O_PATH | O_CLOEXEC);
+		if (fd >= 0 && (noted || fd_mnt_id(fd) == kid) &&
 		    fstat(fd, &st) == 0 && st.st_dev == dev && fd_at_root(fd))
 			return fd;
 		if (fd >= 0)
