@@ -147,7 +147,14 @@ struct broker {
 /* fd.c: what the kernel says of a descriptor */
 char *fd_path(int fd);         /* where it is now, malloc'ed */
 int fd_mnt_id(int fd);         /* the kernel's id of its mount */
-int fdinfo_mnt_id(const char *fdinfo);
+int fdinfo_mnt_id(const char *fdinfo); /* any process's, by its fdinfo */
+bool kernel_lacks(const char *what);   /* a legacy simulation's hook */
+bool fdinfo_has_mnt_id(void);          /* Linux 3.15 on */
+bool path_under(const char *path, const char *top);
+/* mntid.c: fd_mnt_id() from mountinfo, where no handle or fdinfo says it */
+int mountinfo_mnt_id(int fd);
+void mntid_known(const struct broker *b); /* its handles tell mounts apart */
+bool fd_reached(int fd, const char *path); /* on what a walk of path reaches */
 bool fd_at_root(int fd);       /* on the root of its mount */
 struct stat;
 int fd_stat(int fd, struct stat *st); /* fstat from the cache: never

@@ -193,10 +193,12 @@ static int probe(struct request *r, struct handle *h)
 		close((*n)->fd);
 		(*n)->fd = -1;
 	}
+	holder_note(h->fd, -1);
 	close(h->fd);
 	err = umount2(path, MNT_EXPIRE | UMOUNT_NOFOLLOW) == 0 ? -EIO :
 	      errno == EBUSY ? 1 : errno == EAGAIN ? 0 : -errno;
 	h->fd = open_kid(dir, name, h->kid);   /* clears the probe's mark */
+	holder_note(h->fd, h->kid);
 	if (h->fd < 0) {
 		log_msg(LOG_WARNING, "mount %d went while its use was probed "
 			"(%s): out of the broker's reach", h->kid,

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "broker.h"
@@ -25,7 +26,7 @@ char *fd_path(int fd)
 }
 
 /* Whether path is top or below it (every path is below "/"). */
-static bool under(const char *path, const char *top)
+bool path_under(const char *path, const char *top)
 {
 	size_t t = strlen(top);
 	return strcmp(top, "/") == 0 || (strncmp(path, top, t) == 0 &&
@@ -38,7 +39,7 @@ bool fd_within(int fd, int root)
 {
 	char *path = fd_path(fd), *top = fd_path(root);
 	bool in = path && top && !strstr(path, " (deleted)") &&
-		  under(path, top);
+		  path_under(path, top);
 	free(path);
 	free(top);
 	return in;
@@ -72,7 +73,7 @@ int fd_loc_at(struct broker *b, int fd, const char *path,
 	} else if (strlen(path) > 10 &&
 		   strcmp(path + strlen(path) - 10, " (deleted)") == 0) {
 		err = -ENOENT;
-	} else if (!under(path, top)) {
+	} else if (!path_under(path, top)) {
 		log_msg(LOG_WARNING, "%s: not under its mount's root %s", path,
 			top);
 	} else {
@@ -92,13 +93,16 @@ int fd_loc_at(struct broker *b, int fd, const char *path,
 /* fstat(2) from what the kernel has cached: a filesystem whose server
  * never answers (FUSE, NFS) would block a plain fstat for ever, and with
  * it the broker.  Type, owner, mode, device and inode number are all the
- * broker asks, and the cache has them.  As fstat: 0, or -1 and errno. */
+ * broker asks, and the cache has them.  As fstat: 0, or -1 and errno.
+ * The raw call: on a kernel without statx (before 4.11) glibc's statx()
+ * emulates it and refuses AT_STATX_DONT_SYNC with EINVAL, so the ENOSYS
+ * that calls for fstat here would never come. */
 int fd_stat(int fd, struct stat *st)
 {
 	struct statx x;
-	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-		  STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO,
-		  &x) < 0)
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+		    STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO,
+		    &x) < 0)
 		return errno == ENOSYS ? fstat(fd, st) : -1;
 	*st = (struct stat){
 		.st_dev = makedev(x.stx_dev_major, x.stx_dev_minor),
@@ -108,10 +112,28 @@ int fd_stat(int fd, struct stat *st)
 	return 0;
 }
 
-int fdinfo_mnt_id(const char *fdinfo)
+/* Whether the kernel stands for one without what ("no-fuse",
+ * "no-fdinfo-mnt-id"): a word of LIBSHARE_LEGACY_SIM, which only the
+ * legacy simulation sets (test/legacy/legacy-sim.c), for what a seccomp
+ * filter cannot take away. */
+bool kernel_lacks(const char *what)
+{
+	static const char *sim;
+	size_t n = strlen(what);
+	if (!sim && !(sim = getenv("LIBSHARE_LEGACY_SIM")))
+		sim = "";
+	for (const char *w = sim; (w = strstr(w, what)); w += n)
+		if ((w == sim || w[-1] == ',') && (w[n] == ',' || !w[n]))
+			return true;
+	return false;
+}
+
+/* The mnt_id line of an fdinfo file, -ENODATA without one (before Linux
+ * 3.15), or -errno. */
+static int fdinfo_line(const char *fdinfo)
 {
 	char line[128];
-	int id = -1;
+	int id = -ENODATA;
 	FILE *f = fopen(fdinfo, "re");
 	if (!f)
 		return -errno;
@@ -119,6 +141,38 @@ int fdinfo_mnt_id(const char *fdinfo)
 		if (sscanf(line, "mnt_id: %d", &id) == 1)
 			break;
 	fclose(f);
+	return kernel_lacks("no-fdinfo-mnt-id") ? -ENODATA : id;
+}
+
+/* Whether fdinfo says a descriptor's mount (Linux 3.15 on). */
+bool fdinfo_has_mnt_id(void)
+{
+	int fd = open("/", O_PATH | O_CLOEXEC), id = -ENODATA;
+	char path[64];
+	if (fd >= 0) {
+		snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+		id = fdinfo_line(path);
+		close(fd);
+	}
+	return id != -ENODATA;
+}
+
+/* The mount of any process's descriptor, by its fdinfo path (.../fdinfo/N):
+ * without the line, from the descriptor itself (.../fd/N). */
+int fdinfo_mnt_id(const char *fdinfo)
+{
+	char path[PATH_MAX];
+	const char *num = strrchr(fdinfo, '/');
+	int id = fdinfo_line(fdinfo), fd;
+	if (id != -ENODATA || !num || num - fdinfo < 6 ||
+	    strncmp(num - 6, "fdinfo", 6) != 0)
+		return id;
+	snprintf(path, sizeof path, "%.*sfd%s", (int)(num - 6 - fdinfo),
+		 fdinfo, num);
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) < 0)
+		return -errno;
+	id = fd_mnt_id(fd);
+	close(fd);
 	return id;
 }
 
@@ -158,7 +212,8 @@ int fd_room(void)
  * filesystem can make file handles: asked for a handle of no bytes it
  * answers EOVERFLOW and the mount id all the same.  fdinfo (four calls: a
  * path walk resolves a mount at every step) answers for the others (proc,
- * sysfs, devpts) and for kernels without it. */
+ * sysfs, devpts) and for kernels without it; mountinfo (mntid.c) for a
+ * kernel with neither (no CONFIG_FHANDLE, before 3.15). */
 int fd_mnt_id(int fd)
 {
 	char path[64];
@@ -168,7 +223,8 @@ int fd_mnt_id(int fd)
 	     errno == EOVERFLOW) && id >= 0)
 		return id;
 	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
-	return fdinfo_mnt_id(path);
+	id = fdinfo_line(path);
+	return id == -ENODATA ? mountinfo_mnt_id(fd) : id;
 }
 
 /* Whether fd is on the root of its mount: what a handle must be (a

@@ -303,6 +303,17 @@ static int mount_detached(struct fusetab *t, const char *dir)
 	return err;
 }
 
+/* /dev/fuse, which a kernel without FUSE has not (ENOENT: the legacy
+ * simulation's hook stands for one). */
+static int open_fuse(void)
+{
+	if (kernel_lacks("no-fuse")) {
+		errno = ENOENT;
+		return -1;
+	}
+	return open("/dev/fuse", O_RDWR | O_CLOEXEC);
+}
+
 /* b->tab, or NULL and a line in the log: without FUSE (no /dev/fuse, a
  * kernel without it) the tables are snapshot files, as before. */
 void fusetab_start(struct broker *b)
@@ -315,7 +326,7 @@ void fusetab_start(struct broker *b)
 		t->tail = &t->reads;
 		t->opener = getpid();      /* main thread: its tid is the pid */
 		t->root = -1;
-		if ((t->dev = open("/dev/fuse", O_RDWR | O_CLOEXEC)) < 0 ||
+		if ((t->dev = open_fuse()) < 0 ||
 		    pipe2(t->wake, O_CLOEXEC | O_NONBLOCK) < 0)
 			err = -errno;
 	}

@@ -127,6 +127,7 @@ int handle_put(struct broker *b, struct mount *m, int fd, int kid,
 	HASH_ADD(hh, b->by_seq, seq, sizeof h->seq, h);
 	HASH_ADD(hk, b->by_kid, kid, sizeof h->kid, h);
 	devref(b, h, 1);
+	holder_note(fd, kid);
 	return 0;
 }
 
@@ -140,15 +141,20 @@ int handle_set(struct broker *b, struct mount *m, int fd, int kid,
 	return handle_put(b, m, fd, kid, st->st_dev);
 }
 
-int handle_add(struct broker *b, struct mount *m, int fd)
+/* A handle on m from fd, on mount kid (-errno: not known). */
+static int handle_take(struct broker *b, struct mount *m, int fd, int kid)
 {
 	struct stat st;
-	int kid = fd_mnt_id(fd);
 	if (kid < 0)
 		return kid;
 	if (fd_stat(fd, &st) < 0)
 		return -errno;
 	return handle_set(b, m, fd, kid, &st);
+}
+
+int handle_add(struct broker *b, struct mount *m, int fd)
+{
+	return handle_take(b, m, fd, fd_mnt_id(fd));
 }
 
 /* The graph renumbered its mounts in the kernel's table order
@@ -198,8 +204,10 @@ void handle_drop(struct broker *b, struct handle *h)
 	size_t i = ptr_find(&b->by_ptr, h->m, h);
 	if (i != SIZE_MAX)
 		ptr_del(&b->by_ptr, i);
-	if (h->fd >= 0)
+	if (h->fd >= 0) {
+		holder_note(h->fd, -1);
 		close(h->fd);
+	}
 	free(h);
 }
 
@@ -257,7 +265,10 @@ static int from_holder(struct broker *b, struct entry *e)
 	int fd = e->guessed ? -1 : recover_take(e->id, entry_dev(e));
 	if (fd < 0 && !e->guessed)
 		fd = holder_take(e->id, entry_dev(e));
-	if (fd >= 0 && fd < fd_room() && handle_add(b, e->m, fd) == 0) {
+	/* recover_take() and holder_take() checked the id: an older kernel
+	 * may not say it twice (mntid.c) */
+	if (fd >= 0 && fd < fd_room() &&
+	    handle_take(b, e->m, fd, e->id) == 0) {
 		log_msg(LOG_DEBUG, "mount %d on %s is covered: reached through "
 			"the previous broker's holder", e->id, e->mp);
 		return 0;
@@ -279,7 +290,7 @@ void handle_import(struct broker *b, struct entry *e)
 		errno = EMFILE;
 	}
 	if (fd >= 0 && (e->guessed ? e->top : fd_mnt_id(fd) == e->id) &&
-	    handle_add(b, e->m, fd) == 0)
+	    handle_take(b, e->m, fd, e->guessed ? fd_mnt_id(fd) : e->id) == 0)
 		return;
 	if (fd >= 0)
 		close(fd);

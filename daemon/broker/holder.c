@@ -203,6 +203,44 @@ static void find_old(const struct broker *b, struct holder *h)
 	fclose(f);
 }
 
+/* Without fdinfo's mnt_id (before Linux 3.15) the table alone cannot
+ * tell which of two mounts of one filesystem stacked on one place a kept
+ * descriptor is on (mntid.c).  So the broker writes down each handle's
+ * number and mount id as it takes or drops it, in DIR/holder.ids, and
+ * the next one reads there what its holder keeps (same numbers: it
+ * shares the table).  Elsewhere the file is not written. */
+static int ids_fd = -1;
+
+void holder_note(int fd, int kid)
+{
+	char line[32];
+	int n = snprintf(line, sizeof line, "%d %d\n", fd, kid);
+	if (ids_fd >= 0 && fd >= 0 && write(ids_fd, line, (size_t)n) < 0) {
+		log_msg(LOG_WARNING, "holder.ids: %s", strerror(errno));
+		close(ids_fd);
+		ids_fd = -1;
+	}
+}
+
+/* The previous broker's last word on its descriptor num: a mount id, or
+ * -1; then the file starts again, for this broker's. */
+static void ids_read(const struct broker *b, struct holder *h)
+{
+	char path[PATH_MAX];
+	int num, kid;
+	snprintf(path, sizeof path, "%s/holder.ids", b->state_dir);
+	FILE *f = fopen(path, "re");
+	while (f && fscanf(f, "%d %d", &num, &kid) == 2)
+		for (size_t i = 0; i < h->n; i++)
+			if (h->v[i].num == num)
+				h->v[i].noted = kid;
+	if (f)
+		fclose(f);
+	if (!fdinfo_has_mnt_id())
+		ids_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
+			      O_CLOEXEC, 0600);
+}
+
 void holder_adopt(struct broker *b)
 {
 	struct holder *h = &the_holder;
@@ -213,24 +251,26 @@ void holder_adopt(struct broker *b)
 	if (!h->old) {
 		log_msg(LOG_INFO, "no holder of a previous broker: mounts "
 			"covered now stay out of reach");
+		ids_read(b, h);
 		return;
 	}
 	snprintf(path, sizeof path, "/proc/%d/fd", (int)h->old);
 	DIR *d = opendir(path);
 	for (struct dirent *e; d && !err && (e = readdir(d)); ) {
-		struct held k = { .num = atoi(e->d_name) };
+		struct held k = { .num = atoi(e->d_name), .noted = -1 };
 		if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
 		    k.num == h->old_fd)
 			continue;
 		snprintf(path, sizeof path, "/proc/%d/fdinfo/%d",
 			 (int)h->old, k.num);
 		long fl = proc_field(path, "flags:", 8);
-		k.kid = (int)proc_field(path, "mnt_id:", 10);
-		if (fl >= 0 && (fl & O_PATH) && k.kid >= 0)
+		k.kid = fdinfo_mnt_id(path);
+		if (fl >= 0 && (fl & O_PATH))
 			err = VEC_PUSH(h->v, h->n, cap, k);
 	}
 	if (d)
 		closedir(d);
+	ids_read(b, h);
 	log_msg(err ? LOG_WARNING : LOG_INFO, "holder %d of a previous broker "
 		"keeps %zu descriptors%s", (int)h->old, h->n,
 		err ? " (no memory to list them all)" : "");
@@ -242,13 +282,16 @@ int holder_take(int kid, dev_t dev)
 	char path[64];
 	struct stat st;
 	for (size_t i = 0; h->old && i < h->n; i++) {
-		if (h->v[i].kid != kid)
+		/* the table's answer, or the previous broker's note: where
+		 * it wrote one the table may not tell (a file's mount) */
+		bool noted = h->v[i].noted == kid;
+		if (h->v[i].kid != kid && !noted)
 			continue;
 		snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)h->old,
 			 h->v[i].num);
 		int fd = open(path, O_PATH | O_CLOEXEC);
-		if (fd >= 0 && fd_mnt_id(fd) == kid && fstat(fd, &st) == 0 &&
-		    st.st_dev == dev && fd_at_root(fd))
+		if (fd >= 0 && (noted || fd_mnt_id(fd) == kid) &&
+		    fstat(fd, &st) == 0 && st.st_dev == dev && fd_at_root(fd))
 			return fd;
 		if (fd >= 0)
 			close(fd);

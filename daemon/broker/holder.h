@@ -30,11 +30,15 @@ void holder_adopt(struct broker *b);
 /* A new O_PATH descriptor on the root of mount kid (superblock dev) from
  * the previous holder, or -1. */
 int holder_take(int kid, dev_t dev);
+/* A handle's descriptor and mount id (-1: dropped), written down where
+ * the kernel will not say them to the next broker (holder.c). */
+void holder_note(int fd, int kid);
 
 /* ---- between holder.c and holdproc.c -------------------------------- */
 
 struct held {                  /* an O_PATH descriptor of an old holder */
-	int kid, num;
+	int kid, num;          /* kid: -errno when the table cannot tell */
+	int noted;             /* the previous broker's word (holder.ids) */
 };
 
 struct holder {

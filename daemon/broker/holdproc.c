@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "broker.h"
 #include "holder.h"
 
 /* How often a holder looks for a process beside it (ns_shared()). */
@@ -50,6 +51,8 @@ long proc_field(const char *path, const char *key, int base)
 		return -1;
 	buf[n] = '\0';
 	char *p = strstr(buf, key);
+	if (strcmp(key, "mnt_id:") == 0 && kernel_lacks("no-fdinfo-mnt-id"))
+		p = NULL;      /* the legacy simulation: before Linux 3.15 */
 	return p ? strtol(p + strlen(key), NULL, base) : -1;
 }
 
@@ -82,7 +85,9 @@ static bool in_table(long id)
 }
 
 /* Whether fd is on a mount of the table that its path no longer reaches:
- * one only a descriptor still holds. */
+ * one only a descriptor still holds.  A kernel whose fdinfo has no mnt_id
+ * (before 3.15) is asked the same without ids (mntid.c), and a mount
+ * unmounted lazily may then be kept too. */
 static bool must_keep(int fd)
 {
 	char link[64], path[PATH_MAX];
@@ -90,9 +95,11 @@ static bool must_keep(int fd)
 	long id = proc_field(link, "mnt_id:", 10), top_id = -1;
 	proc_fd(link, "/proc/self/fd/", fd);
 	ssize_t n = readlink(link, path, sizeof path - 1);
-	if (id < 0 || n <= 0 || path[0] != '/')
+	if (n <= 0 || path[0] != '/')
 		return false;
 	path[n] = '\0';
+	if (id < 0)
+		return !fd_reached(fd, path);
 	int top = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (top >= 0) {
 		proc_fd(link, "/proc/self/fdinfo/", top);

@@ -351,6 +351,7 @@ int main(int argc, char **argv)
 		die(EXIT_FAIL, "must run as root");
 	b.state_dir = s->cfg.state_dir;
 	lock_state(&b, s);
+	mntid_known(&b);
 	holder_adopt(&b);              /* before recovery, which uses it */
 	if ((err = make_dirs(&b)) < 0)
 		die(EXIT_FAIL, "%s: %s", b.state_dir, strerror(-err));

@@ -2,7 +2,8 @@
 # The legacy-kernel simulation really refuses what a pre-2.6.15 kernel lacks
 # (mount propagation, mount namespaces, setns, the new mount API) and still
 # allows everything libshare's core path needs (plain mount, bind, move,
-# remount, umount, chroot, fork, exec). Each refusal is also shown to succeed
+# remount, umount, chroot, fork, exec); its profiles take away what Linux
+# 3.2 lacks, file handles, FUSE and fdinfo's mnt_id (issue 23). Each refusal is also shown to succeed
 # without the simulation, so that no test passes on a kernel that simply
 # lacks the feature. Runs as root, in a private mount namespace (Makefile.am).
 
@@ -86,6 +87,16 @@ make_jail() {
 	probe_says statmount EFAULT
 	probe_says listmount EFAULT
 	probe_says clone3 EINVAL
+	# what the profiles take away (issue 23)
+	probe_says process_vm_writev ok
+	probe_says kcmp EINVAL
+	probe_says getrandom EINVAL
+	probe_says statx ok
+	probe_says glibc-statx-dont-sync ok
+	probe_says open-tmpfile ok
+	probe_says openat-tmpfile ok
+	probe_says name_to_handle_at EOVERFLOW
+	probe_says open_by_handle_at ok
 }
 
 @test "mount(2) with MS_SHARED, MS_SLAVE, MS_PRIVATE or MS_UNBINDABLE fails with EINVAL" {
@@ -147,6 +158,84 @@ make_jail() {
 		mount_setattr statmount listmount open_tree_attr clone3; do
 		probe_says "$name" ENOSYS
 	done
+}
+
+@test "the legacy profile alone keeps Linux 3.5's calls, O_TMPFILE and file handles" {
+	LEGACY_SIM_PROFILE= run legacy "$PROBE" "$sandbox"
+	[ "$status" -eq 0 ]
+	probe_says kcmp EINVAL
+	probe_says statx ok
+	probe_says open-tmpfile ok
+	probe_says name_to_handle_at EOVERFLOW
+}
+
+@test "--abi 3.2: kcmp (312) and every later syscall fail with ENOSYS, the one before works" {
+	LEGACY_SIM_PROFILE= run "$LEGACY_SIM" --abi 3.2 "$PROBE" "$sandbox"
+	[ "$status" -eq 0 ]
+	probe_says process_vm_writev ok
+	probe_says kcmp ENOSYS
+	probe_says getrandom ENOSYS
+	probe_says statx ENOSYS
+	# the rest of the legacy filter still holds, file handles are kept
+	probe_says mount-shared EINVAL
+	probe_says name_to_handle_at EOVERFLOW
+	probe_says open_by_handle_at ok
+}
+
+@test "--abi 3.2: open and openat with O_TMPFILE fail with EISDIR, a plain open works" {
+	LEGACY_SIM_PROFILE= run "$LEGACY_SIM" --abi 3.2 "$PROBE" "$sandbox"
+	probe_says open-dir ok
+	probe_says open-tmpfile EISDIR
+	probe_says openat-tmpfile EISDIR
+}
+
+@test "--abi 3.2: glibc's statx() emulation refuses AT_STATX_DONT_SYNC with EINVAL, not ENOSYS" {
+	LEGACY_SIM_PROFILE= run "$LEGACY_SIM" --abi 3.2 "$PROBE" "$sandbox"
+	probe_says glibc-statx-dont-sync EINVAL
+}
+
+@test "--no-fhandle: name_to_handle_at and open_by_handle_at fail with EOPNOTSUPP" {
+	LEGACY_SIM_PROFILE= run "$LEGACY_SIM" --no-fhandle "$PROBE" "$sandbox"
+	[ "$status" -eq 0 ]
+	probe_says name_to_handle_at EOPNOTSUPP
+	probe_says open_by_handle_at EOPNOTSUPP
+	probe_says kcmp EINVAL
+	probe_says open-tmpfile ok
+}
+
+@test "--no-fuse and --no-fdinfo-mnt-id are hooks in the command's LIBSHARE_LEGACY_SIM" {
+	LEGACY_SIM_PROFILE= run "$LEGACY_SIM" printenv LIBSHARE_LEGACY_SIM
+	[ "$status" -eq 1 ]
+	LEGACY_SIM_PROFILE= run "$LEGACY_SIM" --no-fuse printenv LIBSHARE_LEGACY_SIM
+	[ "$output" = no-fuse ]
+	LEGACY_SIM_PROFILE= run "$LEGACY_SIM" --no-fdinfo-mnt-id --no-fuse \
+		--no-fuse printenv LIBSHARE_LEGACY_SIM
+	[ "$output" = no-fdinfo-mnt-id,no-fuse ]
+}
+
+@test "--oldest is --abi 3.2 --no-fhandle --no-fuse --no-fdinfo-mnt-id" {
+	LEGACY_SIM_PROFILE= run "$LEGACY_SIM" --oldest --check
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	LEGACY_SIM_PROFILE= run "$LEGACY_SIM" --oldest sh -c \
+		'printenv LIBSHARE_LEGACY_SIM; exec "$0" "$1"' "$PROBE" "$sandbox"
+	[ "${lines[0]}" = no-fuse,no-fdinfo-mnt-id ]
+	probe_says kcmp ENOSYS
+	probe_says open-tmpfile EISDIR
+	probe_says name_to_handle_at EOPNOTSUPP
+}
+
+@test "LEGACY_SIM_PROFILE adds its profile to every run; a word that is none is refused" {
+	LEGACY_SIM_PROFILE="--abi 3.2  --no-fhandle" run "$LEGACY_SIM" "$PROBE" "$sandbox"
+	probe_says kcmp ENOSYS
+	probe_says name_to_handle_at EOPNOTSUPP
+	LEGACY_SIM_PROFILE=--no-fuse run "$LEGACY_SIM" --abi 3.2 -- \
+		printenv LIBSHARE_LEGACY_SIM
+	[ "$output" = no-fuse ]
+	LEGACY_SIM_PROFILE="--abi 3.1" run -125 "$LEGACY_SIM" true
+	[ "$output" = "legacy-sim: LEGACY_SIM_PROFILE: not a profile: --abi 3.1" ]
+	run -125 "$LEGACY_SIM" --abi 4.4 true
+	[[ "$output" == "legacy-sim: usage:"* ]]
 }
 
 @test "x32 and i386 syscalls cannot go around the filter" {

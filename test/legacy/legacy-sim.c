@@ -1,6 +1,7 @@
 /*
- * legacy-sim [--] COMMAND [ARGS...] - run COMMAND on a simulated legacy kernel.
- * legacy-sim --check                  - exit 0 if the simulation can be set up.
+ * legacy-sim [PROFILE...] [--] COMMAND [ARGS...] - run COMMAND on a
+ *                                                  simulated legacy kernel.
+ * legacy-sim [PROFILE...] --check - exit 0 if the simulation can be set up.
  *
  * design.md Principle 4: libshare's core path must need nothing a pre-2.6.15
  * kernel lacks. A seccomp filter, inherited across fork and exec and never
@@ -13,12 +14,31 @@
  *
  * EINVAL is what an old kernel answers there: it takes the unknown flags for
  * a new mount without a type. ENOSYS is its answer to a syscall it lacks.
- * Everything else is allowed. Exit status: 125 when the simulation cannot be
- * set up, 126/127 when COMMAND cannot be run (env(1) conventions).
+ * Everything else is allowed, unless a PROFILE takes more away (issue 23):
+ *
+ *   --abi 3.2           every syscall from Linux 3.5 on (kcmp, 312, and
+ *                       up) ENOSYS; open/openat with O_TMPFILE EISDIR (3.2
+ *                       knows no such flag: a directory opened to write)
+ *   --no-fhandle        name_to_handle_at, open_by_handle_at EOPNOTSUPP
+ *                       (a kernel without CONFIG_FHANDLE)
+ *   --no-fuse           no /dev/fuse                            (hook)
+ *   --no-fdinfo-mnt-id  /proc/PID/fdinfo without mnt_id (before 3.15)
+ *                                                               (hook)
+ *   --oldest            all four: the oldest ABI the tests run on
+ *
+ * A filter cannot see a path or a file's contents: the two hooks are
+ * words of LIBSHARE_LEGACY_SIM in COMMAND's environment, which the broker
+ * honours as the kernel's answer (daemon/broker/fd.c, sim_lacks()).
+ * LEGACY_SIM_PROFILE, when set, holds PROFILE words taken before the
+ * command line's: how a test harness runs every suite on an older ABI.
+ * Exit status: 125 when the simulation cannot be set up, 126/127 when
+ * COMMAND cannot be run (env(1) conventions).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
@@ -59,11 +79,15 @@
 #define ALLOW RET(SECCOMP_RET_ALLOW)
 /* Syscall nr fails with ENOSYS (two instructions). */
 #define NOSYS(nr) JEQ((nr), 0, 1), FAIL(ENOSYS)
-/* Syscall nr with any of mask in argument n fails with EINVAL (five). */
-#define EINVAL_IF(nr, n, mask) JEQ((nr), 0, 4), LD(ARG(n)), \
-	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (mask), 0, 1), FAIL(EINVAL), ALLOW
+/* Syscall nr with any of mask in argument n fails with e (five). */
+#define ERRNO_IF(nr, n, mask, e) JEQ((nr), 0, 4), LD(ARG(n)), \
+	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (mask), 0, 1), FAIL(e), ALLOW
+#define EINVAL_IF(nr, n, mask) ERRNO_IF(nr, n, mask, EINVAL)
+#define EISDIR_IF(nr, n, mask) ERRNO_IF(nr, n, mask, EISDIR)
+/* O_TMPFILE without its O_DIRECTORY: the bit Linux 3.11 added. */
+#define O_TMPFILE_BIT 020000000U
 
-static const struct sock_filter filter[] = {
+static const struct sock_filter head[] = {
 	/*
 	 * Syscall numbers mean something else under another ABI: an i386
 	 * "int $0x80" mount would slip past every rule below. Kill rather than
@@ -76,6 +100,25 @@ static const struct sock_filter filter[] = {
 	/* x32 calls carry the same arch, with this bit set in nr. */
 	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, 0, 1),
 	FAIL(ENOSYS),
+};
+
+/* The profiles' rules come between head and body, the syscall number
+ * loaded: each either answers or falls through with it still loaded. */
+static const struct sock_filter abi32[] = {
+	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, __NR_kcmp, 0, 1),
+	FAIL(ENOSYS),
+	EISDIR_IF(__NR_open, 1, O_TMPFILE_BIT),
+	EISDIR_IF(__NR_openat, 2, O_TMPFILE_BIT),
+};
+
+static const struct sock_filter nofhandle[] = {
+	JEQ(__NR_name_to_handle_at, 0, 1),
+	FAIL(EOPNOTSUPP),
+	JEQ(__NR_open_by_handle_at, 0, 1),
+	FAIL(EOPNOTSUPP),
+};
+
+static const struct sock_filter body[] = {
 	/*
 	 * mount(2): the kernel strips the old magic 0xC0ED from the top 16
 	 * bits before it reads any flag, and that magic has the MS_PRIVATE and
@@ -112,51 +155,155 @@ static const struct sock_filter filter[] = {
 	ALLOW,
 };
 
+/* What the command line and LEGACY_SIM_PROFILE asked for. */
+struct profile {
+	bool abi32, nofhandle, check;
+	char hooks[64];        /* LIBSHARE_LEGACY_SIM's words */
+};
+
 static int fail(int status, const char *what, const char *arg)
 {
 	fprintf(stderr, "legacy-sim: %s%s%s\n", what, arg ? ": " : "", arg ? arg : "");
 	return status;
 }
 
+static void hook(struct profile *p, const char *word)
+{
+	if (strstr(p->hooks, word))
+		return;
+	if (*p->hooks)
+		strcat(p->hooks, ",");
+	strcat(p->hooks, word);
+}
+
+/* One PROFILE word at argv[*i] (--abi takes the next too): 0, or -1 if
+ * it is none. */
+static int profile_word(struct profile *p, char **argv, int *i)
+{
+	const char *w = argv[*i];
+	if (strcmp(w, "--abi") == 0 && argv[*i + 1] &&
+	    strcmp(argv[*i + 1], "3.2") == 0) {
+		p->abi32 = true;
+		++*i;
+	} else if (strcmp(w, "--no-fhandle") == 0) {
+		p->nofhandle = true;
+	} else if (strcmp(w, "--no-fuse") == 0) {
+		hook(p, "no-fuse");
+	} else if (strcmp(w, "--no-fdinfo-mnt-id") == 0) {
+		hook(p, "no-fdinfo-mnt-id");
+	} else if (strcmp(w, "--oldest") == 0) {
+		p->abi32 = p->nofhandle = true;
+		hook(p, "no-fuse");
+		hook(p, "no-fdinfo-mnt-id");
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* LEGACY_SIM_PROFILE's words, each a PROFILE word: 0, or -1. */
+static int profile_env(struct profile *p)
+{
+	char copy[256], *words[32], *save = NULL;
+	const char *env = getenv("LEGACY_SIM_PROFILE");
+	int n = 0;
+	if (!env || strlen(env) >= sizeof copy)
+		return env ? -1 : 0;
+	strcpy(copy, env);
+	for (char *w = strtok_r(copy, " \t", &save); w && n < 31;
+	     w = strtok_r(NULL, " \t", &save))
+		words[n++] = w;
+	words[n] = NULL;
+	for (int i = 0; i < n; i++)
+		if (profile_word(p, words, &i) < 0)
+			return -1;
+	return 0;
+}
+
+static size_t append(struct sock_filter *to, size_t n,
+		     const struct sock_filter *from, size_t len)
+{
+	memcpy(to + n, from, len * sizeof *from);
+	return n + len;
+}
+
+#define APPEND(a) (n = append(prog, n, (a), sizeof(a) / sizeof((a)[0])))
+
 /*
  * Root installs the filter without no_new_privs: a jailed user running a
  * setuid mount(8) must gain root as on a legacy kernel. Anyone else needs
  * no_new_privs, which the kernel demands so a filter cannot fool setuid code.
  */
-static int install(void)
+static int install(const struct profile *p)
 {
-	struct sock_fprog prog = {
-		.len = sizeof(filter) / sizeof(filter[0]),
-		.filter = (struct sock_filter *)filter,
-	};
+	struct sock_filter prog[sizeof head + sizeof abi32 + sizeof nofhandle +
+				sizeof body];
+	size_t n = 0;
+
+	APPEND(head);
+	if (p->abi32)
+		APPEND(abi32);
+	if (p->nofhandle)
+		APPEND(nofhandle);
+	APPEND(body);
+	struct sock_fprog fprog = { .len = (unsigned short)n, .filter = prog };
 
 	if (!SIM_ARCH) {
 		errno = ENOTSUP;
 		return -1;
 	}
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0)
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) == 0)
 		return 0;
 	if (errno != EACCES || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog);
+}
+
+/* Prove the filter answers: setns(-1) is EBADF without it, kcmp(0, 0, 99)
+ * EINVAL, name_to_handle_at(-1) EBADF. */
+static int check(const struct profile *p)
+{
+	if (syscall(__NR_setns, -1, 0) == 0 || errno != ENOSYS)
+		return -1;
+	if (p->abi32 && (syscall(__NR_kcmp, 0, 0, 99, 0, 0) == 0 ||
+			 errno != ENOSYS))
+		return -1;
+	if (p->nofhandle && (syscall(__NR_name_to_handle_at, -1, "", NULL,
+				     NULL, 0) == 0 || errno != EOPNOTSUPP))
+		return -1;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	int check = argc == 2 && strcmp(argv[1], "--check") == 0;
-	int first = argc > 1 && strcmp(argv[1], "--") == 0 ? 2 : 1;
+	struct profile p = { .abi32 = false };
+	int first = 1, dashdash = 0;
 
-	if (!check && (first >= argc || (first == 1 && argv[1][0] == '-')))
-		return fail(125, "usage: legacy-sim [--] COMMAND [ARGS...] | --check", NULL);
-	if (install() < 0)
+	if (profile_env(&p) < 0)
+		return fail(125, "LEGACY_SIM_PROFILE: not a profile",
+			    getenv("LEGACY_SIM_PROFILE"));
+	for (; first < argc && argv[first][0] == '-'; first++) {
+		if (strcmp(argv[first], "--") == 0) {
+			dashdash = ++first;
+			break;
+		}
+		if (strcmp(argv[first], "--check") == 0)
+			p.check = true;
+		else if (profile_word(&p, argv, &first) < 0)
+			break;
+	}
+	if (p.check ? first != argc || dashdash :
+	    first >= argc || (!dashdash && argv[first][0] == '-'))
+		return fail(125, "usage: legacy-sim [PROFILE...] [--] COMMAND "
+			    "[ARGS...] | [PROFILE...] --check", NULL);
+	if (install(&p) < 0)
 		return fail(125, SIM_ARCH ? "cannot install the seccomp filter"
 				 : "only x86_64 is supported", strerror(errno));
-	if (check) {
-		/* Prove the filter answers: setns(-1) is EBADF without it. */
-		if (syscall(__NR_setns, -1, 0) == 0 || errno != ENOSYS)
-			return fail(125, "the seccomp filter does not take effect", NULL);
-		return 0;
-	}
+	if (p.check)
+		return check(&p) < 0 ? fail(125, "the seccomp filter does not "
+					    "take effect", NULL) : 0;
+	if (*p.hooks && setenv("LIBSHARE_LEGACY_SIM", p.hooks, 1) < 0)
+		return fail(125, "setenv", strerror(errno));
 	execvp(argv[first], argv + first);
 	return fail(errno == ENOENT ? 127 : 126, argv[first], strerror(errno));
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -31,6 +32,8 @@ static const char *errname(int e)
 		{ EBADF, "EBADF" }, { ENOENT, "ENOENT" }, { EFAULT, "EFAULT" },
 		{ EACCES, "EACCES" }, { EBUSY, "EBUSY" }, { E2BIG, "E2BIG" },
 		{ EOPNOTSUPP, "EOPNOTSUPP" }, { ENOTDIR, "ENOTDIR" },
+		{ EISDIR, "EISDIR" }, { EOVERFLOW, "EOVERFLOW" },
+		{ ESTALE, "ESTALE" },
 	};
 	static char other[32];
 
@@ -109,6 +112,42 @@ static pid_t i386_mount(const char *dir, unsigned long flags)
 #endif
 }
 
+/* legacy-sim's profiles (--abi 3.2, --no-fhandle): the last calls before
+ * Linux 3.5 and the first after, O_TMPFILE, file handles, and glibc's
+ * statx() with a flag its emulation (for kernels before 4.11) refuses. */
+static void probe_profiles(const char *dir)
+{
+	struct statx sx;
+	struct { struct file_handle fh; unsigned char b[128]; } h = {
+		.fh.handle_bytes = 0 };
+	int id;
+	pid_t me = getpid();
+
+	report("process_vm_writev", syscall(__NR_process_vm_writev, me, NULL, 0,
+					    NULL, 0, 0));
+	report("kcmp", syscall(__NR_kcmp, me, me, 99, 0, 0));
+	report("getrandom", syscall(__NR_getrandom, NULL, 0, ~0U));
+	report("statx", syscall(__NR_statx, AT_FDCWD, dir, 0, STATX_INO, &sx));
+	report("glibc-statx-dont-sync", statx(AT_FDCWD, dir, AT_STATX_DONT_SYNC,
+					      STATX_INO, &sx));
+	report("open-dir", syscall(__NR_open, dir, O_RDONLY | O_DIRECTORY));
+	report("open-tmpfile", syscall(__NR_open, dir, O_TMPFILE | O_RDWR, 0600));
+	report("openat-tmpfile", syscall(__NR_openat, AT_FDCWD, dir,
+					 O_TMPFILE | O_RDWR, 0600));
+	/* a handle of no bytes: EOVERFLOW, and the mount id all the same */
+	report("name_to_handle_at", syscall(__NR_name_to_handle_at, AT_FDCWD,
+					    dir, &h.fh, &id, 0));
+	h.fh.handle_bytes = sizeof h.b;
+	if (syscall(__NR_name_to_handle_at, AT_FDCWD, dir, &h.fh, &id, 0) < 0)
+		h.fh.handle_bytes = 0;
+	/* the mount is named by a descriptor on it */
+	int mnt = open(dir, O_RDONLY | O_DIRECTORY);
+	report("open_by_handle_at", syscall(__NR_open_by_handle_at, mnt,
+					    &h.fh, O_PATH));
+	if (mnt >= 0)
+		close(mnt);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argv[1];
@@ -144,6 +183,7 @@ int main(int argc, char **argv)
 	report("clone3", syscall(__NR_clone3, size0, 0));
 	report_child("clone", clone_fork(0));
 	report_child("clone-newns", clone_fork(CLONE_NEWNS));
+	probe_profiles(dir);
 	/* Last: it moves the probe itself into a new namespace. */
 	report("unshare-newns", syscall(__NR_unshare, CLONE_NEWNS));
 	return 0;

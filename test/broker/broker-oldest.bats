@@ -1,0 +1,65 @@
+#!/usr/bin/env bats
+# The broker on the oldest kernel ABI tested (issue 23): legacy-sim
+# --oldest, Linux 3.2's system calls, no file handles, no FUSE, no mnt_id
+# in fdinfo.  Before, glibc's statx() emulation made every request fail
+# with EINVAL there; mount ids now come from mountinfo (mntid.c).
+
+load ../lib/broker
+
+setup() {
+	export LEGACY_SIM_PROFILE=--oldest
+	broker_setup
+	mkdir -p "$S/a" "$S/b" "$S/p" "$J/mnt"
+}
+
+teardown() {
+	broker_teardown
+}
+
+@test "--oldest: the broker finds no /dev/fuse, says so, and serves the table as a snapshot" {
+	grep -q "no FUSE (No such file or directory)" "$STATE/sharebrokerd.log"
+	run host cat /proc/self/mountinfo
+	[ "$status" -eq 0 ]
+	grep -q " $S " <<<"$output"
+}
+
+@test "--oldest: mounts, binds of one filesystem stacked, umount and a jail's view as the kernel's" {
+	same_as_kernel host sh -c "mount -t tmpfs A '$S/a' && mount --bind '$S/a' '$S/b' &&
+		mount --bind '$S/a' '$S/b' && umount '$S/b' && mount --bind '$S/b' '$S/a'"
+	same_as_kernel jail sh -c 'mount -t tmpfs J /mnt && mount --bind /mnt /mnt && umount /mnt'
+	run "$SHARECTL" tree
+	[ "$status" -eq 0 ]
+	[[ $output == *"$S/a"* ]]
+}
+
+@test "--oldest: after a restart, a covered mount is reached again through the holder" {
+	host mount -t tmpfs A "$S/a"
+	touch "$S/a/below"
+	host mount -t tmpfs C "$S/a"
+	broker_restart
+	! grep -q "is covered: out of the broker's reach" "$STATE/sharebrokerd.log"
+	host umount "$S/a"
+	[ -e "$S/a/below" ]
+	host umount "$S/a"
+	[ ! -e "$S/a/below" ]
+	! is_mountpoint "$S/a"
+}
+
+@test "--oldest: two binds of one filesystem covered on one place: a broker killed finds both through the holder" {
+	host mount -t tmpfs A "$S/a"
+	host mount --bind "$S/a" "$S/p"
+	host mount --bind "$S/a" "$S/a"
+	host mount -t tmpfs X "$S/a"
+	# only holder.ids tells the two apart: the table cannot
+	kill -KILL "$BROKER_PID"
+	wait_gone "$BROKER_PID" 5
+	broker_start 2>"$BATS_TEST_TMPDIR/start.err"
+	run grep -c "sb/a is covered: reached through the previous broker's holder" \
+		"$BATS_TEST_TMPDIR/start.err"
+	[ "$output" = 2 ]
+	host umount "$S/a"
+	host umount "$S/a"
+	host umount "$S/a"
+	! is_mountpoint "$S/a"
+	[ "$(mountpoints_of A)" = "$S/p" ]
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bats
+# The broker's mount ids without file handles or fdinfo's mnt_id
+# (daemon/broker/mntid.c, issue 23): for descriptors on mount points,
+# inside mounts, on a file's mount, and beneath mounts that cover them,
+# the id found from mountinfo is the id fdinfo gives.  Runs as root, in a
+# private mount namespace (Makefile.am).
+
+load ../lib/legacy
+
+setup() {
+	MNTID=$(libshare_find test/legacy/mntid)
+	sandbox=$BATS_TEST_TMPDIR/sandbox
+	mkdir -p "$sandbox"
+	mount -t tmpfs mntid-sandbox "$sandbox"
+	mkdir "$sandbox/a" "$sandbox/b" "$sandbox/a/sub"
+}
+
+teardown() {
+	! mountpoint -q "$sandbox" || umount -l "$sandbox"
+}
+
+# same_ids: every line of $output is "PATH ID ID", both ids the same
+# and a real one.
+same_ids() {
+	local path fdinfo mountinfo n=0
+	while read -r path fdinfo mountinfo; do
+		n=$((n + 1))
+		[ "$fdinfo" -gt 0 ] || { echo "$path: fdinfo says $fdinfo" >&2; return 1; }
+		[ "$mountinfo" = "$fdinfo" ] ||
+			{ echo "$path: $mountinfo, fdinfo $fdinfo" >&2; return 1; }
+	done <<<"$output"
+	[ "$n" -gt 0 ]
+}
+
+@test "mount points, a directory inside a mount, a file's mount, /proc and / get fdinfo's ids" {
+	mount -t tmpfs A "$sandbox/a"
+	mkdir "$sandbox/a/dir"
+	touch "$sandbox/file" "$sandbox/a/f"
+	mount --bind "$sandbox/file" "$sandbox/a/f"
+	mount --bind "$sandbox/a" "$sandbox/b"
+	run "$MNTID" "$sandbox" "$sandbox/a" "$sandbox/a/dir" "$sandbox/a/f" \
+		"$sandbox/b" "$sandbox/b/dir" /proc /
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 8 ]
+	same_ids
+	# a and b are two mounts of one filesystem: two ids
+	[ "$(cut -d' ' -f2 <<<"${lines[1]}")" != "$(cut -d' ' -f2 <<<"${lines[4]}")" ]
+}
+
+@test "a mount covered by another filesystem, and a place inside it, keep their ids" {
+	mount -t tmpfs A "$sandbox/a"
+	mkdir "$sandbox/a/dir"
+	run "$MNTID" "$sandbox/a" "$sandbox/a/dir" -- mount -t tmpfs C "$sandbox/a"
+	[ "$status" -eq 0 ]
+	same_ids
+}
+
+@test "a bind covered by a bind of the same filesystem keeps its id" {
+	mount -t tmpfs A "$sandbox/a"
+	mount --bind "$sandbox/a" "$sandbox/b"
+	run "$MNTID" "$sandbox/b" -- mount --bind "$sandbox/a" "$sandbox/b"
+	[ "$status" -eq 0 ]
+	same_ids
+}
+
+@test "a directory beneath a mount of the same filesystem stays on its own mount" {
+	run "$MNTID" "$sandbox/a/sub" -- mount --bind "$sandbox/b" "$sandbox/a/sub"
+	[ "$status" -eq 0 ]
+	same_ids
+}
+
+@test "the middle of three binds of one filesystem stacked is beyond the table: ENOENT" {
+	mount -t tmpfs A "$sandbox/a"
+	mount --bind "$sandbox/a" "$sandbox/a"
+	run "$MNTID" "$sandbox/a" -- mount --bind "$sandbox/a" "$sandbox/a"
+	[ "$status" -eq 0 ]
+	read -r _ fdinfo mountinfo <<<"$output"
+	[ "$fdinfo" -gt 0 ]
+	[ "$mountinfo" -eq -2 ]
+}
+
+@test "legacy-sim --no-fhandle --no-fdinfo-mnt-id: fdinfo_mnt_id() too finds the ids from mountinfo" {
+	legacy_require
+	mount -t tmpfs A "$sandbox/a"
+	mount --bind "$sandbox/a" "$sandbox/a"
+	run "$MNTID" "$sandbox/a" /proc
+	local with=$output
+	same_ids
+	LEGACY_SIM_PROFILE= run "$LEGACY_SIM" --no-fhandle --no-fdinfo-mnt-id \
+		"$MNTID" "$sandbox/a" /proc
+	[ "$output" = "$with" ]
+	# where mountinfo cannot tell, neither column can: no line was read
+	LEGACY_SIM_PROFILE= run "$LEGACY_SIM" --no-fhandle --no-fdinfo-mnt-id \
+		"$MNTID" "$sandbox/a" -- mount --bind "$sandbox/a" "$sandbox/a"
+	[ "$(cut -d' ' -f2- <<<"$output")" = "-2 -2" ]
+}
