@@ -46,6 +46,14 @@ __asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
 #define O_TMPFILE (020000000 | O_DIRECTORY)
 #endif
 
+/* musl's headers make the 64 names macros for the plain ones (its programs
+ * call only those); the shim still defines both, as the symbols a program
+ * built elsewhere may name. */
+#undef open64
+#undef openat64
+#undef fopen64
+#undef freopen64
+
 /* ---- the table ---------------------------------------------------------- */
 
 /* A descriptor of the broker's rendering, with O_CLOEXEC as asked, or -1
