@@ -10,8 +10,11 @@ set -e
 src=$1 dir=$2
 shift 2
 mkdir -p "$dir"
-(cd "$src" && find . -name '*.am' -o -path ./shim/\* -o -path ./include/\* \
-	-o -path ./build-aux/\* | grep -v -e '\.o$' -e '\.so$' -e '/\.deps' |
+# Not into builds: these (DIR may be under SRCDIR) and distcheck's _build.
+(cd "$src" && find . \( -path '*/test/cross/build' -o -name _build \) -prune \
+	-o -type f \( -name '*.am' -o -path './shim/*' -o -path './include/*' \
+	-o -path './build-aux/*' \) -print |
+	grep -v -e '\.o$' -e '\.so$' -e '/\.deps/' -e '\.dirstamp$' |
 	tar -cf - -T - configure configure.ac aclocal.m4 Makefile.in \
 		daemon/engine/engine.h) | (cd "$dir" && tar -xpf -)
 cd "$dir"
