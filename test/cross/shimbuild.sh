@@ -5,11 +5,14 @@
 # The copy is needed because automake refuses a second build beside an
 # in-tree one; it keeps the files' times, so that nothing is regenerated.
 # A later run reuses DIR's configuration and rebuilds only what changed.
-# Prints the path of the built libshare.so.
+# Prints the path of the built libshare.so.  Needs flock (util-linux).
 set -e
 src=$1 dir=$2
 shift 2
 mkdir -p "$dir"
+# One build of DIR at a time: make -j check runs tests side by side.
+exec 9>"$dir.lock"
+flock 9
 # Not into builds: these (DIR may be under SRCDIR) and distcheck's _build.
 (cd "$src" && find . \( -path '*/test/cross/build' -o -name _build \) -prune \
 	-o -type f \( -name '*.am' -o -path './shim/*' -o -path './include/*' \
