@@ -1,44 +1,57 @@
 #!/usr/bin/env bats
-# An arm64 jail on this amd64 host: a Debian bookworm system of arm64
-# built by mkjail.sh --arch arm64 (mmdebstrap, downloaded once into the
-# build tree, test/cross/build), its own arm64 shim at its multiarch path
-# in its /etc/ld.so.preload.  The jail's unmodified util-linux mount,
-# umount and findmnt, arm64 programs run through qemu-user (binfmt_misc),
-# under the legacy simulation, get the RFC's Example 1 from the x86_64
-# broker: the host's /floppy is shared, the jail's /floppy its slave; a
-# floppy the host mounts appears in the jail and goes with the host's
-# umount; one the jail mounts stays in the jail.  The kernel's own table
-# stays private: every copy is the broker's.  Skipped only without
-# mmdebstrap, qemu-user-static or gcc-aarch64-linux-gnu (the README's test
-# command installs them).
+# Jails of other architectures on this amd64 host: arm64 and i386 Debian
+# bookworm systems built by mkjail.sh --arch (mmdebstrap, downloaded once
+# into the build tree, test/cross/build), each with its own shim at its
+# multiarch path in its /etc/ld.so.preload.  The jail's unmodified
+# util-linux mount, umount and findmnt (and coreutils' cat), programs of
+# the jail's architecture run through qemu-user (binfmt_misc) where the
+# kernel cannot run them, under the legacy simulation, get the RFC's
+# Example 1 from the x86_64 broker: the host's /floppy is shared, the
+# jail's /floppy its slave; a floppy the host mounts appears in the jail
+# and goes with the host's umount; one the jail mounts stays in the jail.
+# The kernel's own table stays private: every copy is the broker's.
+# Skipped only without mmdebstrap, qemu-user-static, binfmt-support or the
+# cross compiler (the README's test command installs them).
 
 load ../lib/broker
 load cross
 
 MKJAIL=$CROSS_SRC/jail-examples/mkjail.sh
 
-# binfmt_misc with qemu-aarch64, as legacy-abi.md tells: the kernel then
-# runs the jail's programs through qemu-aarch64-static (flag F: the
-# interpreter is opened once, outside any jail).
-binfmt_aarch64() {
-	if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
-		mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+# binfmt_misc with qemu for TARGET's programs (legacy-abi.md): the kernel
+# then runs them through qemu-ARCH-static (flag F: the interpreter is
+# opened once, outside any jail).  Debian registers no i386 format on
+# amd64: it is registered by hand, with the i386 ELF header's magic and
+# mask.  An amd64 kernel with IA32 emulation runs i386 programs itself.
+binfmt_for() {
+	local bm=/proc/sys/fs/binfmt_misc
+	if [ ! -e $bm/register ]; then
+		mount -t binfmt_misc binfmt_misc $bm
 	fi
-	if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
-		update-binfmts --enable qemu-aarch64 >&2
-	fi
+	case $1 in
+	aarch64-linux-gnu)
+		[ -e $bm/qemu-aarch64 ] ||
+			update-binfmts --enable qemu-aarch64 >&2 ;;
+	i686-linux-gnu)
+		[ "${CROSS_RUN[0]##*/}" != "$CROSS_LOADER" ] || return 0
+		[ -e $bm/qemu-i386 ] ||
+			printf '%s' ':qemu-i386:M::\x7fELF\x01\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x03\x00:\xff\xff\xff\xff\xff\xfe\xfe\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:/usr/bin/qemu-i386-static:F' >$bm/register ;;
+	esac
 }
 
-setup() {
-	cross_need aarch64-linux-gnu
+# The jail of Debian architecture ARCH (TARGET's), bound at $J through the
+# broker in a fresh sandbox.
+jail_setup() {
+	JARCH=$1
+	cross_need "$2"
 	command -v mmdebstrap >/dev/null ||
 		skip "no mmdebstrap (apt-get install mmdebstrap qemu-user-static binfmt-support)"
 	command -v update-binfmts >/dev/null ||
 		skip "no update-binfmts (apt-get install binfmt-support)"
-	binfmt_aarch64
-	cross_shim aarch64-linux-gnu
-	ROOTFS=$CROSS_BUILD/jail-arm64
-	"$MKJAIL" --arch arm64 --cache "$CROSS_BUILD" "$ROOTFS" "$CROSS_SHIM"
+	binfmt_for "$2"
+	cross_shim "$2"
+	ROOTFS=$CROSS_BUILD/jail-$JARCH
+	"$MKJAIL" --arch "$JARCH" --cache "$CROSS_BUILD" "$ROOTFS" "$CROSS_SHIM"
 	mkdir -p "$ROOTFS/floppy"
 	broker_setup
 	mkdir -p "$S/floppy" "$J"
@@ -46,11 +59,13 @@ setup() {
 }
 
 teardown() {
-	broker_teardown
+	if [ -n "${S:-}" ]; then
+		broker_teardown
+	fi
 }
 
-# CMD in the arm64 jail: the host's chroot, then the jail's own programs,
-# which load the jail's shim.
+# CMD in the jail: the host's chroot, then the jail's own programs, which
+# load the jail's shim.
 in_jail() {
 	legacy env -u LD_PRELOAD chroot "$J" "$@"
 }
@@ -68,18 +83,22 @@ jail_floppy() {
 		awk '$1 == "/floppy"'
 }
 
-@test "arm64 jail: its mount, umount and findmnt are arm64, its shim too" {
+# Its programs and its shim are of the jail's machine, and named so.
+check_programs() {
+	local triplet=$1 machine=$2
 	run readelf -h "$ROOTFS/bin/mount"
-	[[ $output == *"Machine:"*"AArch64"* ]]
+	[[ $output == *"Machine:"*"$machine"* ]]
 	[ "$(cat "$ROOTFS/etc/ld.so.preload")" = \
-	  /usr/lib/aarch64-linux-gnu/libshare/libshare.so ]
-	run readelf -h "$ROOTFS/usr/lib/aarch64-linux-gnu/libshare/libshare.so"
-	[[ $output == *"Machine:"*"AArch64"* ]]
+	  "/usr/lib/$triplet/libshare/libshare.so" ]
+	run readelf -h "$ROOTFS/usr/lib/$triplet/libshare/libshare.so"
+	[[ $output == *"Machine:"*"$machine"* ]]
 	# the system was downloaded once, into the build tree
-	[ -f "$CROSS_BUILD/debian-bookworm-arm64.tar" ]
+	[ -f "$CROSS_BUILD/debian-bookworm-$JARCH.tar" ]
+	run in_jail findmnt --version
+	[ "$status" -eq 0 ]
 }
 
-@test "arm64 jail: the host's floppy appears in the jail's slave /floppy and goes with its umount" {
+check_host_floppy() {
 	example1_setup
 	run jail_floppy
 	[ "$output" = "/floppy sandbox[/floppy] private,slave" ]
@@ -91,23 +110,55 @@ jail_floppy() {
 	run in_jail cat /floppy/label
 	[ "$output" = "host floppy" ]
 	assert_kernel_private
-	[ "$(mountpoints_of floppy-disk)" = "$(printf '%s\n' "$J/floppy" "$S/floppy" | LC_ALL=C sort)" ]
+	[ "$(mountpoints_of floppy-disk)" = \
+	  "$(printf '%s\n' "$J/floppy" "$S/floppy" | LC_ALL=C sort)" ]
 	host umount "$S/floppy"
 	run jail_floppy
 	[[ $output != *floppy-disk* ]]
 	[ -z "$(mountpoints_of floppy-disk)" ]
 }
 
-@test "arm64 jail: a floppy the jail mounts stays in the jail" {
+check_jail_floppy() {
 	example1_setup
 	run in_jail mount -t tmpfs jail-disk /floppy
 	[ "$status" -eq 0 ]
 	run jail_floppy
 	echo "$output"
+	# a new mount on a slave is private, as the kernel makes it
 	[[ $output == *$'\n/floppy jail-disk private' ]]
 	[ "$(mountpoints_of jail-disk)" = "$J/floppy" ]
 	assert_kernel_private
 	run in_jail umount /floppy
 	[ "$status" -eq 0 ]
 	[ -z "$(mountpoints_of jail-disk)" ]
+}
+
+@test "arm64 jail: its mount, umount and findmnt are arm64, its shim too" {
+	jail_setup arm64 aarch64-linux-gnu
+	check_programs aarch64-linux-gnu AArch64
+}
+
+@test "arm64 jail: the host's floppy appears in the jail's slave /floppy and goes with its umount" {
+	jail_setup arm64 aarch64-linux-gnu
+	check_host_floppy
+}
+
+@test "arm64 jail: a floppy the jail mounts stays in the jail" {
+	jail_setup arm64 aarch64-linux-gnu
+	check_jail_floppy
+}
+
+@test "i386 jail: its mount, umount and findmnt are i386, its shim too" {
+	jail_setup i386 i686-linux-gnu
+	check_programs i386-linux-gnu "Intel 80386"
+}
+
+@test "i386 jail: the host's floppy appears in the jail's slave /floppy and goes with its umount" {
+	jail_setup i386 i686-linux-gnu
+	check_host_floppy
+}
+
+@test "i386 jail: a floppy the jail mounts stays in the jail" {
+	jail_setup i386 i686-linux-gnu
+	check_jail_floppy
 }
