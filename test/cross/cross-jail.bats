@@ -162,3 +162,31 @@ check_jail_floppy() {
 	jail_setup i386 i686-linux-gnu
 	check_jail_floppy
 }
+
+# A mount namespace in the jail (util-linux's unshare through the shim,
+# whose namespace is the broker's copy): it starts with the jail's mounts,
+# and what it unmounts is gone only there.
+check_namespace() {
+	example1_setup
+	host mount -t tmpfs floppy-disk "$S/floppy"
+	run in_jail unshare -m --propagation unchanged findmnt -r -n \
+		-o TARGET,SOURCE /floppy
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *$'\n/floppy floppy-disk' ]]
+	run in_jail unshare -m --propagation unchanged umount /floppy
+	[ "$status" -eq 0 ]
+	run jail_floppy
+	[[ $output == *$'\n/floppy floppy-disk private,slave' ]]
+	assert_kernel_private
+}
+
+@test "arm64 jail: unshare -m copies the jail's mounts, and its umount stays in the copy" {
+	jail_setup arm64 aarch64-linux-gnu
+	check_namespace
+}
+
+@test "i386 jail: unshare -m copies the jail's mounts, and its umount stays in the copy" {
+	jail_setup i386 i686-linux-gnu
+	check_namespace
+}
