@@ -27,15 +27,18 @@ teardown() {
 # Example 1 of the RFC in miniature: $S/a shared, $S/b its slave; a mount
 # in a appears in b, one in b stays there; an error of each kind.  Set once
 # $S is known.
+# The paths start at $B: $S on the host, "" in a jail whose root is $S.
 parts() {
-	PART1=(mount "$S/a" "$S/a" - 0x1000 - mount - "$S/a" - 0x100000 -
-		mount "$S/a" "$S/b" - 0x1000 - mount - "$S/b" - 0x80000 -
-		mount disk "$S/a/x" tmpfs 0 size=1m
-		mount jdisk "$S/b/y" tmpfs 0 size=1m
-		mount "$S/none" "$S/c" - 0x1000 - mountinfo "$S" mounts "$S")
-	PART2=(umount "$S/a/x" 0 umount "$S/c" 0 umount "$S/b/y" 2
-		mountinfo "$S" umount "$S/b" 0 umount "$S/a" 0
-		mountinfo "$S" mounts "$S")
+	local b=${B-$S} t=${B-$S}
+	t=${t:-/}
+	PART1=(mount "$b/a" "$b/a" - 0x1000 - mount - "$b/a" - 0x100000 -
+		mount "$b/a" "$b/b" - 0x1000 - mount - "$b/b" - 0x80000 -
+		mount disk "$b/a/x" tmpfs 0 size=1m
+		mount jdisk "$b/b/y" tmpfs 0 size=1m
+		mount "$b/none" "$b/c" - 0x1000 - mountinfo "$t" mounts "$t")
+	PART2=(umount "$b/a/x" 0 umount "$b/c" 0 umount "$b/b/y" 2
+		mountinfo "$t" umount "$b/b" 0 umount "$b/a" 0
+		mountinfo "$t" mounts "$t")
 }
 
 # Runs both parts with RUN (a command prefix), checking the kernel's side
@@ -107,4 +110,32 @@ check_target() {
 
 @test "musl: mount, umount2 and the tables as with glibc" {
 	check_target musl
+}
+
+# CMD chrooted into the sandbox, a jail of musl programs (its loader is its
+# libc), the musl shim named by LD_PRELOAD: musl reads no ld.so.preload.
+# The host's chroot, which finds no /libshare.so, says so and goes on.
+musl_jail() {
+	legacy env LD_PRELOAD=/libshare.so chroot "$S" "$@"
+}
+
+@test "musl in a jail: mount, umount2 and the tables as glibc's on the host" {
+	local got
+	cross_need musl
+	cross_shim musl
+	cross_compile musl "$CROSS_SRC/test/cross/mtcalls.c" mtcalls
+	reference
+	mkdir -p "$S/lib"
+	cp /lib/ld-musl-x86_64.so.1 "$S/lib/"
+	cp "$CROSS_SHIM" "$S/libshare.so"
+	cp "$CROSS_PROG" "$S/mtcalls"
+	MTCALLS_BIN=/mtcalls
+	# the calls name the jail's paths: written as the host's, to compare
+	got=$(B= scenario musl_jail | sed "s|^\(u\{0,1\}mount\) /|\1 $S/|")
+	if [ "$got" != "$ref" ]; then
+		echo "musl in a jail, unlike glibc on the host (-glibc +musl):" >&2
+		diff <(echo "$ref") <(echo "$got") >&2
+		return 1
+	fi
+	echo "$got"
 }

@@ -12,7 +12,8 @@
  *
  * A call prints "mount TARGET = 0" or "= E<errno number>" (the numbers of
  * x86, arm and arm64 are the same).  A table prints one line per mount,
- * DIR written as "$S": mountinfo's mountpoint, root, optional fields
+ * DIR written as "$S" (DIR "/": a jail whose root is what the host calls
+ * $S): mountinfo's mountpoint, root, optional fields
  * without their peer group numbers (the broker's, which differ from run to
  * run), type and source; mounts' lines as they are.
  */
@@ -38,14 +39,14 @@ static void result(const char *call, const char *target, int r)
 }
 
 /* p with a leading dir replaced by "$S"; NULL when p is not dir or under
- * it. */
+ * it.  Dir "/" (a jail whose root is the sandbox) is every path. */
 static const char *under(const char *p, const char *dir, char *buf,
 			 size_t size)
 {
-	size_t n = strlen(dir);
+	size_t n = strcmp(dir, "/") == 0 ? 0 : strlen(dir);
 	if (strncmp(p, dir, n) != 0 || (p[n] != '\0' && p[n] != '/'))
 		return NULL;
-	snprintf(buf, size, "$S%s", p + n);
+	snprintf(buf, size, "$S%s", strcmp(p + n, "/") == 0 ? "" : p + n);
 	return buf;
 }
 
