@@ -36,6 +36,15 @@
  * a 64-bit broker, depend on these layouts. */
 _Static_assert(sizeof(struct ls_request) == 40, "ls_request is 40 bytes");
 _Static_assert(sizeof(struct ls_reply) == 16, "ls_reply is 16 bytes");
+/* Every field at the same offset whatever the word size: arg is 8-aligned
+ * by its place, not by the compiler (i386 aligns a uint64_t to 4). */
+_Static_assert(offsetof(struct ls_request, op) == 6, "op at 6");
+_Static_assert(offsetof(struct ls_request, arg) == 8, "arg at 8");
+_Static_assert(offsetof(struct ls_request, len) == 16, "len at 16");
+_Static_assert(offsetof(struct ls_request, tid) == 32, "tid at 32");
+_Static_assert(offsetof(struct ls_request, fd1) == 36, "fd1 at 36");
+_Static_assert(offsetof(struct ls_reply, error) == 8, "error at 8");
+_Static_assert(offsetof(struct ls_reply, len) == 12, "len at 12");
 
 /* ---- the address ------------------------------------------------------ */
 

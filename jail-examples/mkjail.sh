@@ -2,6 +2,7 @@
 # mkjail.sh: a minimal working chroot jail for libshare.
 #
 #   mkjail.sh [--no-shim] JAILDIR [SHIM]
+#   mkjail.sh --arch ARCH [--cache DIR] JAILDIR SHIM
 #   mkjail.sh --remove JAILDIR
 #
 # Builds, as root, a jail in which the system's own programs run:
@@ -34,6 +35,20 @@
 # holds for --remove, which unmounts only what mkjail.sh mounted and leaves
 # the files in place.
 #
+# --arch ARCH (a Debian architecture: arm64, armhf, i386, ...) builds a
+# jail of another architecture instead: a small Debian system of its own
+# (bookworm's util-linux, mount and coreutils with the libraries they need,
+# unpacked by mmdebstrap --variant=extract, so that no maintainer script
+# runs under emulation), whose programs run through qemu-user-static
+# (binfmt_misc) where the kernel cannot run them.  SHIM is
+# then the shim built for ARCH (configure --host=TRIPLET --disable-broker;
+# README.md, "Where it runs"), checked against ARCH, and installed at the
+# jail's multiarch path, /usr/lib/TRIPLET/libshare/libshare.so, which
+# /etc/ld.so.preload names.  The system is downloaded once into
+# DIR/debian-bookworm-ARCH.tar (--cache; default: the current directory)
+# and unpacked from there; a jail already unpacked only gets the shim
+# again.  Nothing is mounted.  LIBSHARE_MIRROR overrides the mirror.
+#
 # Running it again on a built jail refreshes the files and the shim and
 # mounts only what is missing.  Exit status: 0 done, 1 failure, 2 usage.
 set -eu
@@ -46,11 +61,15 @@ usage() {
 	local status=${1:-2}
 	{
 		echo "usage: $prog [--no-shim] JAILDIR [SHIM]"
+		echo "       $prog --arch ARCH [--cache DIR] JAILDIR SHIM"
 		echo "       $prog --remove JAILDIR"
 		if [[ $status -eq 0 ]]; then
 			echo "Builds a chroot jail whose programs load libshare (mkjail(8))."
 			echo
 			echo "  --no-shim      the same jail without the shim"
+			echo "  --arch ARCH    a Debian system of ARCH (mmdebstrap, qemu-user)"
+			echo "                 with SHIM, the shim built for ARCH"
+			echo "  --cache DIR    where --arch keeps the downloaded system"
 			echo "  --remove       unmount what $prog mounted in JAILDIR"
 			echo "  -h, --help     this help"
 			echo "  -V, --version  the version"
@@ -170,6 +189,79 @@ build() {
 	fi
 }
 
+# Debian's multiarch name of an architecture (dpkg-architecture's
+# DEB_HOST_MULTIARCH, without dpkg-dev).
+arch_triplet() {
+	case $1 in
+	amd64) echo x86_64-linux-gnu ;;
+	arm64) echo aarch64-linux-gnu ;;
+	armhf) echo arm-linux-gnueabihf ;;
+	i386) echo i386-linux-gnu ;;
+	*) return 1 ;;
+	esac
+}
+
+# readelf's machine of a Debian architecture's programs.
+arch_machine() {
+	case $1 in
+	amd64) echo "X86-64" ;;
+	arm64) echo "AArch64" ;;
+	armhf) echo "ARM" ;;
+	i386) echo "Intel 80386" ;;
+	esac
+}
+
+# A jail of another architecture: a Debian system of ARCH unpacked from
+# the cached tarball (made first if missing), and the shim for ARCH.
+build_foreign() {
+	local j=$1 shim=$2 arch=$3 cache=$4 tar triplet machine
+	command -v mmdebstrap >/dev/null ||
+		die "--arch needs mmdebstrap (apt-get install mmdebstrap qemu-user-static binfmt-support)"
+	triplet=$(arch_triplet "$arch") ||
+		die "$arch: not an architecture mkjail knows (arm64, armhf, i386, amd64)"
+	machine=$(arch_machine "$arch")
+	if ! readelf -h "$shim" 2>/dev/null | grep -q "Machine:.* $machine"; then
+		die "$shim is not a shim for $arch ($machine): build it with" \
+			"./configure --host=${triplet/i386/i686} --disable-broker"
+	fi
+	tar=$cache/debian-bookworm-$arch.tar
+	if [[ ! -f $tar ]]; then
+		mkdir -p -- "$cache"
+		mmdebstrap --arch="$arch" --variant=extract --format=tar \
+			--include=mount,util-linux,coreutils bookworm "$tar.new" \
+			"${LIBSHARE_MIRROR:-http://deb.debian.org/debian}" ||
+			die "mmdebstrap failed for $arch"
+		mv -f -- "$tar.new" "$tar"
+	fi
+	mkdir -p -- "$j"
+	if [[ ! -e $j/etc/libshare-arch ]]; then
+		tar -C "$j" -xpf "$tar" || die "cannot unpack $tar"
+		echo "$arch" >"$j/etc/libshare-arch"
+	fi
+	[[ $(cat "$j/etc/libshare-arch") == "$arch" ]] ||
+		die "$j: a jail of $(cat "$j/etc/libshare-arch"), not $arch"
+	chroot "$j" /bin/true 2>/dev/null ||
+		die "$j: its $arch programs do not run here: apt-get install" \
+			"qemu-user-static binfmt-support, and update-binfmts --enable" \
+			"qemu-$(arch_qemu "$arch")"
+	mkdir -p -- "$j/usr/lib/$triplet/libshare"
+	cp -- "$shim" "$j/usr/lib/$triplet/libshare/libshare.so.new"
+	chmod 755 "$j/usr/lib/$triplet/libshare/libshare.so.new"
+	mv -f -- "$j/usr/lib/$triplet/libshare/libshare.so.new" \
+		"$j/usr/lib/$triplet/libshare/libshare.so"
+	echo "/usr/lib/$triplet/libshare/libshare.so" >"$j/etc/ld.so.preload"
+}
+
+# qemu-user's name of a Debian architecture.
+arch_qemu() {
+	case $1 in
+	arm64) echo aarch64 ;;
+	armhf) echo arm ;;
+	amd64) echo x86_64 ;;
+	*) echo "$1" ;;
+	esac
+}
+
 # Unmounts what build() mounted, deepest first; files stay.
 remove() {
 	local j=$1 m failed=0
@@ -184,9 +276,26 @@ remove() {
 }
 
 main() {
-	local mode=build shim=none
+	local mode=build shim=none arch='' cache=.
 	case ${1:-} in
 	--remove) mode=remove; shift ;;
+	--arch)
+		[[ $# -ge 2 ]] || usage
+		arch=$2
+		shift 2
+		if [[ ${1:-} == --cache ]]; then
+			[[ $# -ge 2 ]] || usage
+			cache=$2
+			shift 2
+		fi
+		[[ $# -eq 2 && -n $1 && -f $2 ]] || usage
+		[[ $(id -u) -eq 0 ]] || die "must be run as root"
+		local fj
+		fj=$(realpath -m -- "$1")
+		[[ $fj != / ]] || die "refusing to build a jail on /"
+		build_foreign "$fj" "$(realpath -- "$2")" "$arch" \
+			"$(realpath -m -- "$cache")"
+		return ;;
 	--no-shim) shim=; shift ;;
 	--help|-h) usage 0 ;;
 	--version|-V)

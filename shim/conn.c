@@ -15,6 +15,7 @@
 #include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include "shim.h"

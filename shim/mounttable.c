@@ -46,6 +46,23 @@ __asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
 #define O_TMPFILE (020000000 | O_DIRECTORY)
 #endif
 
+/* musl's headers make the 64 names macros for the plain ones (its programs
+ * call only those); the shim still defines both, as the symbols a program
+ * built elsewhere may name. */
+#undef open64
+#undef openat64
+#undef fopen64
+#undef freopen64
+/* Whose 64 names the shim's own pass on to: glibc's, or on musl the plain
+ * ones (since 1.2.4 dlsym finds no fopen64 there). */
+#ifdef __GLIBC__
+#define NEXT_FOPEN64 "fopen64"
+#define NEXT_FREOPEN64 "freopen64"
+#else
+#define NEXT_FOPEN64 "fopen"
+#define NEXT_FREOPEN64 "freopen"
+#endif
+
 /* ---- the table ---------------------------------------------------------- */
 
 /* A descriptor of the broker's rendering, with O_CLOEXEC as asked, or -1
@@ -311,7 +328,7 @@ SHIM_EXPORT FILE *fopen(const char *path, const char *mode)
 
 SHIM_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
-	return vfopen(path, mode, NEXT(fopen_fn, "fopen64"));
+	return vfopen(path, mode, NEXT(fopen_fn, NEXT_FOPEN64));
 }
 
 /* The stream keeps its FILE and its descriptor number, which now reads
@@ -346,7 +363,7 @@ SHIM_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
 
 SHIM_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
 {
-	return vfreopen(path, mode, f, NEXT(freopen_fn, "freopen64"));
+	return vfreopen(path, mode, f, NEXT(freopen_fn, NEXT_FREOPEN64));
 }
 
 /* glibc's setmntent opens with "ce" through its internal fopen, which no

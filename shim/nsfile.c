@@ -210,7 +210,6 @@ static long kernel(int ret, int saved)
 	return r;
 }
 
-typedef int statx_fn(int, const char *, int, unsigned, struct statx *);
 
 /* struct stat64 is struct stat on 64-bit systems, the only ones the
  * 64 forms are interposed on (a 32-bit one keeps glibc's). */
@@ -246,7 +245,12 @@ STAT_WRAPPER(lstat64, struct stat64, 1)
 FSTATAT_WRAPPER(fstatat64, struct stat64)
 #endif
 
-/* statx(2): of an ns file, the emulation's stat in statx's form. */
+/* statx(2): of an ns file, the emulation's stat in statx's form.  Not in
+ * a libc that declares no statx (musl before 1.2.5): its programs have no
+ * statx to call. */
+#ifdef STATX_BASIC_STATS
+typedef int statx_fn(int, const char *, int, unsigned, struct statx *);
+
 SHIM_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask,
 		      struct statx *sx)
 {
@@ -270,3 +274,4 @@ SHIM_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask,
 	x.stx_dev_minor = 4;
 	return (int)shim_ret(shim_poke(sx, &x, sizeof x));
 }
+#endif
