@@ -20,12 +20,16 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <linux/magic.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "shim.h"
+
+/* The filesystems of the kernel's namespace files (linux/magic.h, which
+ * a musl build does not see). */
+#define NSFS_MAGIC 0x6e736673
+#define PROC_SUPER_MAGIC 0x9fa0
 
 #if defined(__x86_64__) && defined(__GLIBC__)
 /* As in raw.c: dlsym@GLIBC_2.34 is absent from older jails' glibc. */
