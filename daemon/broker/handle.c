@@ -120,6 +120,7 @@ int handle_put(struct broker *b, struct mount *m, int fd, int kid,
 	h->kid = kid;
 	h->dev = dev;
 	h->m = m;
+	h->place = -1;
 	if (ptr_add(&b->by_ptr, h)) {
 		free(h);
 		return -ENOMEM;
@@ -200,6 +201,7 @@ void handle_drop(struct broker *b, struct handle *h)
 		ptr_del(&b->by_ptr, i);
 	if (h->fd >= 0)
 		close(h->fd);
+	expiry_forget(h);
 	free(h);
 }
 
@@ -272,6 +274,8 @@ static int from_holder(struct broker *b, struct entry *e)
  * holder kept it.  Others stay out of reach (logged). */
 void handle_import(struct broker *b, struct entry *e)
 {
+	if (expiry_import(b, e) == 0)
+		return;        /* marked to expire: no lookup (expire.c) */
 	int fd = open(e->mp, O_PATH | O_CLOEXEC);
 	if (fd >= 0 && fd >= fd_room()) {
 		close(fd);             /* the last ones serve the requests */
