@@ -168,13 +168,14 @@ void expiry_load(struct broker *b)
 		fclose(f);
 }
 
-/* After the import: the list as the import found it. */
+/* After the import: the list as the import found it (none: no file). */
 void expiry_loaded(struct broker *b)
 {
+	if (nsaved)
+		list_save(b);
 	free(saved);
 	saved = NULL;
 	nsaved = 0;
-	list_save(b);
 }
 
 /* A mount of the table at import that a previous broker left sleeping:
