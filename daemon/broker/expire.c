@@ -92,8 +92,8 @@ static int open_root_of(int dir, const char *name, int kid)
 static int place_set(struct handle *h, const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	char *dir = slash && slash > path ? strndup(path, (size_t)(slash - path))
-					  : strdup("/");
+	char *dir = slash && slash > path ?
+		    strndup(path, (size_t)(slash - path)) : strdup("/");
 	h->name = slash && slash[1] ? strdup(slash + 1) : NULL;
 	h->place = dir && h->name ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)
 				  : -1;
@@ -194,8 +194,8 @@ int expiry_import(struct broker *b, struct entry *e)
 		h->asleep = e->m->expiry_mark = true;
 		e->m->file = saved[i].file;
 		if (place_set(h, e->mp) < 0)
-			log_msg(LOG_WARNING, "mount %d on %s, marked to expire, "
-				"cannot be reached", e->id, e->mp);
+			log_msg(LOG_WARNING, "mount %d on %s, marked to "
+				"expire, cannot be reached", e->id, e->mp);
 		return 0;
 	}
 	return -ENOENT;
@@ -323,7 +323,8 @@ int expiry_wake_plan(struct request *r)
 		const struct step *s = &b->g.steps[i];
 		unsigned id[3] = { s->expire ? 0 : s->mnt, s->src, s->parent };
 		for (size_t k = 0; k < 3; k++) {
-			struct mount *m = id[k] ? mount_by_id(&b->g, id[k]) : NULL;
+			struct mount *m = id[k] ? mount_by_id(&b->g, id[k])
+					      : NULL;
 			struct handle *h = m ? handle_known(b, m) : NULL;
 			if (h && h->asleep && !expiry_wake(b, m))
 				return -EIO;

@@ -220,9 +220,9 @@ static int umount_once(struct request *r, const char *target, int flags)
 	struct caller c;
 	struct named at;
 	char *rootbuf = NULL;
-	int err = resolve(r, target, (flags & LS_UMOUNT_NOFOLLOW ? RES_NOFOLLOW :
-			  RES_FOLLOW) | (flags & LS_MNT_EXPIRE ? RES_MOUNTPOINT :
-			  0), &at);
+	int how = (flags & LS_UMOUNT_NOFOLLOW ? RES_NOFOLLOW : RES_FOLLOW) |
+		  (flags & LS_MNT_EXPIRE ? RES_MOUNTPOINT : 0);
+	int err = resolve(r, target, how, &at);
 	if (!err && (err = named_top(b, &at)))
 		named_free(&at);
 	if (err)

@@ -272,7 +272,8 @@ static int step(struct walk *w, const char *name, bool last, bool slash,
 	int err = may_search(w->p, w->cur);
 	if (err)
 		return err;
-	if (last && (how & RES_MOUNTPOINT) && (w->sleeper = sleeper_at(w, name)))
+	if (last && (how & RES_MOUNTPOINT) &&
+	    (w->sleeper = sleeper_at(w, name)))
 		return slash && w->sleeper->file ? -ENOTDIR : 0;
 	int fd = lookup(w, name);
 	struct stat st;

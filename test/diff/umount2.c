@@ -32,7 +32,8 @@ int main(int argc, char **argv)
 			argc = 0;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: umount2 [-l] [-e] [-f] [--nofollow] PATH\n");
+		fprintf(stderr, "usage: umount2 [-l] [-e] [-f] [--nofollow] "
+			"PATH\n");
 		return 2;
 	}
 	return umount2(argv[argc - 1], flags) == 0 ? 0 : 32;

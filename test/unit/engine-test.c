@@ -165,9 +165,10 @@ static void expire_kernel(void)
 	plan_begin(&d.g);
 	ok(op_umount(&d.g, &c, l, LS_MNT_EXPIRE, count_busy, NULL) == -EAGAIN &&
 	   !m->expiry_mark && busy_asked == 0 && d.g.nsteps == 0,
-	   "kernel marks: the first call asks the kernel, the engine marks nothing");
+	   "kernel marks: the first call asks the kernel, the engine marks "
+	   "nothing");
 	plan_abandon(&d.g);
-	m->expiry_mark = true;     /* the kernel's EAGAIN, as the broker keeps it */
+	m->expiry_mark = true;     /* the kernel's EAGAIN, kept by the broker */
 	plan_begin(&d.g);
 	int err = op_umount(&d.g, &c, l, LS_MNT_EXPIRE, count_busy, NULL);
 	size_t first = 0, n = 0;
@@ -178,7 +179,8 @@ static void expire_kernel(void)
 	ok(err == 0 && first < d.g.nsteps && d.g.steps[first].mnt == m->id &&
 	   d.g.steps[first].expire && !d.g.steps[first].alone && n == 1 &&
 	   copy && copy != m,
-	   "kernel marks: the second call's unmount is the plan's first, alone");
+	   "kernel marks: the second call's unmount is the plan's first, "
+	   "alone");
 	ok(plan_commit(&d.g) == 0 && at(&d, "/w/b/m")->fs->type[0] == 't' &&
 	   strcmp(at(&d, "/w/a/m")->devname, "A") == 0,
 	   "kernel marks: the plan takes the copy along, as a plain umount");
