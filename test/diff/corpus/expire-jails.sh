@@ -2,7 +2,7 @@
 # is its own: a use of a peer or slave copy leaves the mount's mark, a use
 # of the very mount from another jail clears it.  The second call's umount
 # propagates as a plain umount does, and waits, mark kept, while a copy
-# is busy.
+# is busy.  A marked slave copy stays, in the views, with its master.
 mkdir -p $B/a $B/j1/x $B/j2/x
 mount -t tmpfs A $B/a
 mount --make-shared $B/a
@@ -34,3 +34,6 @@ umount2 -e $B/a/r
 umount2 -e $B/a/r
 release $B/j2/x/r
 umount2 -e $B/a/r
+mkdir -p $B/a/s
+mount -t tmpfs S $B/a/s
+chroot $B/j2 umount2 -e /x/s
