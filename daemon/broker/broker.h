@@ -28,6 +28,10 @@ struct handle {
 	int kid;               /* the kernel's mount id (fdinfo mnt_id) */
 	dev_t dev;             /* its superblock */
 	struct mount *m;
+	bool asleep;           /* fd -1: let go for the kernel's MNT_EXPIRE
+				  mark, which it must not clear (expire.c) */
+	int place;             /* asleep: the directory it is mounted in */
+	char *name;            /* and its name there, malloc'ed */
 	UT_hash_handle hh, hk; /* by_seq, by_kid */
 };
 
@@ -129,6 +133,8 @@ struct broker {
 	unsigned jails_high;   /* count them again past this many */
 	unsigned fd_starved;   /* mounts left without a handle for lack of
 				  descriptors */
+	unsigned nasleep;      /* handles asleep (expire.c), at the last
+				  count */
 	const char *state_dir;
 	char *stage, *park;    /* the executor's own places */
 	char *newroot;         /* where new filesystems are made (newmount.c) */
@@ -211,7 +217,10 @@ void peer_creds(struct peer *p);        /* uid, gid and groups read */
 uid_t peer_uid(struct peer *p);
 
 /* resolve.c */
-enum { RES_FOLLOW = 0, RES_NOFOLLOW = 1 };
+/* RES_MOUNTPOINT: umount2(MNT_EXPIRE)'s target, whose last name, when
+ * it is a sleeping mount (expire.c), is read from the graph, not looked
+ * up: the lookup would clear the mount's mark. */
+enum { RES_FOLLOW = 0, RES_NOFOLLOW = 1, RES_MOUNTPOINT = 2 };
 int resolve(struct request *r, const char *path, int how, struct named *out);
 void named_free(struct named *n);
 /* quickwalk.c: a plain path in one lookup; 1: not plain, walk it */
@@ -284,6 +293,19 @@ int walk_path(const char *path);  /* recmove.c: O_PATH, following no symlink */
 
 /* busy.c */
 bool busy(void *ctx, const struct mount *m);
+
+/* expire.c: MNT_EXPIRE with the kernel's own mark (issue 29) */
+struct handle *handle_known(const struct broker *b, const struct mount *m);
+struct handle *handle_awake(struct broker *b, struct mount *m);
+struct handle *expiry_wake(struct broker *b, struct mount *m);
+void expiry_forget(struct handle *h);
+char *sleeper_path(const struct handle *h);
+void expiry_load(struct broker *b);
+void expiry_loaded(struct broker *b);
+int expiry_import(struct broker *b, struct entry *e);
+int expiry_mark(struct request *r, struct mount *m);
+int expiry_step(struct request *r, struct mount *m);
+int expiry_wake_plan(struct request *r);
 
 /* state.c */
 int state_full(struct broker *b);

@@ -15,7 +15,8 @@
  * mount, whatever the number of processes (issue 10 item 4).
  *
  * Where that cannot be arranged (a mount on its parent's root, one whose
- * mountpoint moved or is covered, a parent the broker cannot reach), the
+ * mountpoint moved or is covered, a parent the broker cannot reach, a
+ * mount whose handle sleeps for MNT_EXPIRE's mark: expire.c), the
  * old way answers: a crawl of /proc for a process other than the broker
  * with its cwd, root, executable, an open or a mapped file on the mount,
  * or a thread with its own cwd or root there.
@@ -215,10 +216,13 @@ static int probe(struct request *r, struct handle *h)
 bool busy(void *ctx, const struct mount *m)
 {
 	struct request *r = ctx;
-	struct handle *h = handle_of(r->b, m);
+	struct handle *h = handle_known(r->b, m);
 	if (!h)
 		return true;   /* out of reach: never unmounted behind a use */
-	int probed = probe(r, h);
+	/* A sleeping mount (expire.c) is not probed: the probe's MNT_EXPIRE
+	 * would unmount it, were it marked, and the handle taken again
+	 * would clear its mark. */
+	int probed = h->asleep ? -EAGAIN : probe(r, h);
 	if (probed >= 0)
 		return probed;
 	if (!r->busy_known)

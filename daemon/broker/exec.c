@@ -296,7 +296,7 @@ int exec_step(struct request *r, const struct step *s)
 	struct mount *m = mount_by_id(&b->g, s->mnt);
 	char at[64];
 	if (!m || (s->kind != STEP_NEW && s->kind != STEP_BIND &&
-		   !handle_of(b, m))) {
+		   !(s->expire ? handle_known(b, m) : handle_of(b, m)))) {
 		log_msg(LOG_WARNING, "step %s: mount %u out of reach",
 			   step_name(s->kind), s->mnt);
 		return -EIO;
@@ -311,6 +311,8 @@ int exec_step(struct request *r, const struct step *s)
 	case STEP_PARK:
 		return park(b, m);
 	case STEP_UMOUNT:
+		if (s->expire)     /* the kernel's second MNT_EXPIRE */
+			return expiry_step(r, m);
 		return umount2(FDPATH(at, handle_of(b, m)->fd), MNT_DETACH) < 0 ?
 		       -errno : 0;
 	case STEP_REMOUNT:

@@ -168,7 +168,7 @@ void exec_commit(struct broker *b)
 {
 	struct graph *g = &b->g;
 	for (size_t i = 0; i < g->ndead; i++) {
-		struct handle *h = handle_of(b, g->dead[i]);
+		struct handle *h = handle_known(b, g->dead[i]);
 		if (h)
 			handle_drop(b, h);
 	}

@@ -64,7 +64,7 @@ int fd_loc_at(struct broker *b, int fd, const char *path,
 	      const struct stat *st, struct loc *out, char **dirbuf)
 {
 	struct mount *m = mount_of_kid(b, fd_mnt_id(fd));
-	struct handle *h = m ? handle_of(b, m) : NULL;
+	struct handle *h = m ? handle_awake(b, m) : NULL;  /* expire.c */
 	char *top = h ? fd_path(h->fd) : NULL;
 	int err = -EIO;
 	if (!top) {

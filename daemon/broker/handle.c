@@ -120,6 +120,7 @@ int handle_put(struct broker *b, struct mount *m, int fd, int kid,
 	h->kid = kid;
 	h->dev = dev;
 	h->m = m;
+	h->place = -1;
 	if (ptr_add(&b->by_ptr, h)) {
 		free(h);
 		return -ENOMEM;
@@ -208,6 +209,7 @@ void handle_drop(struct broker *b, struct handle *h)
 		holder_note(h->fd, -1);
 		close(h->fd);
 	}
+	expiry_forget(h);
 	free(h);
 }
 
@@ -283,6 +285,8 @@ static int from_holder(struct broker *b, struct entry *e)
  * holder kept it.  Others stay out of reach (logged). */
 void handle_import(struct broker *b, struct entry *e)
 {
+	if (expiry_import(b, e) == 0)
+		return;        /* marked to expire: no lookup (expire.c) */
 	int fd = open(e->mp, O_PATH | O_CLOEXEC);
 	if (fd >= 0 && fd >= fd_room()) {
 		close(fd);             /* the last ones serve the requests */

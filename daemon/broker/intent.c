@@ -116,7 +116,7 @@ static int put_steps(struct broker *b, FILE *f, char **to)
 	for (size_t i = 0; i < g->nsteps; i++) {
 		const struct step *s = &g->steps[i];
 		struct mount *m = mount_by_id(g, s->mnt);
-		struct handle *h = m ? handle_of(b, m) : NULL;
+		struct handle *h = m ? handle_known(b, m) : NULL;
 		bool moves = s->kind == STEP_MOVE || s->kind == STEP_PARK;
 		char *was = moves ? was_of(b, i, to) : NULL;
 		to[i] = moves || s->kind == STEP_BIND ? to_of(b, s) : NULL;

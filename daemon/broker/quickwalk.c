@@ -89,8 +89,9 @@ int quick_walk(struct request *r, const char *path, int how,
 	struct stat st;
 	char *where, *dir, *cwd = NULL;
 	struct loc at;
-	if (!p->cap_search || !p->cap_admin || stall_anywhere(r->b))
-		return 1;
+	if (!p->cap_search || !p->cap_admin || stall_anywhere(r->b) ||
+	    ((how & RES_MOUNTPOINT) && r->b->nasleep))
+		return 1;          /* its last name may be asleep (expire.c) */
 	bool abs = path[0] == '/';
 	const char *from = abs ? peer_root(p) : (cwd = fd_path(p->cwd));
 	int fd = from ? lookup(abs ? p->root : p->cwd, from, path, &st,
@@ -98,7 +99,7 @@ int quick_walk(struct request *r, const char *path, int how,
 	free(cwd);
 	if (fd < 0)
 		return 1;
-	int err = S_ISLNK(st.st_mode) && how == RES_FOLLOW ? 1 :
+	int err = S_ISLNK(st.st_mode) && !(how & RES_NOFOLLOW) ? 1 :
 		  fd_loc_at(r->b, fd, where, &st, &at, &dir);
 	free(where);
 	if (err) {

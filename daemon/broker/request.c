@@ -65,6 +65,8 @@ int apply_plan(struct request *r, int err)
 	phase(PHASE_EXECUTE);      /* the record is the executor's first step */
 	fault_arm();               /* the tests' kill, for a plan of no step
 				      too: its state save is one */
+	if (!err && b->g.nsteps)   /* the executor holds what it changes */
+		err = expiry_wake_plan(r);
 	if (!err && b->g.nsteps)
 		recorded = !(err = intent_begin(b));
 	if (!err && !(err = exec_plan(r))) {
@@ -198,14 +200,29 @@ int call_mount(struct request *r, const char *source, const char *target,
 	return err;
 }
 
+/* umount2() planned and carried out; with MNT_EXPIRE, the engine's
+ * -EAGAIN for an unmarked mount asks the kernel to mark it (expire.c). */
+static int umount_apply(struct request *r, struct caller *c, struct loc at,
+			int flags)
+{
+	struct graph *g = &r->b->g;
+	plan_begin(g);
+	int err = op_umount(g, c, at, flags, busy, r);
+	if (err != -EAGAIN || !(flags & LS_MNT_EXPIRE) || at.m->expiry_mark)
+		return apply_plan(r, err);
+	plan_abandon(g);
+	return expiry_mark(r, at.m);
+}
+
 static int umount_once(struct request *r, const char *target, int flags)
 {
 	struct broker *b = r->b;
 	struct caller c;
 	struct named at;
 	char *rootbuf = NULL;
-	int err = resolve(r, target, flags & LS_UMOUNT_NOFOLLOW ? RES_NOFOLLOW :
-			  RES_FOLLOW, &at);
+	int how = (flags & LS_UMOUNT_NOFOLLOW ? RES_NOFOLLOW : RES_FOLLOW) |
+		  (flags & LS_MNT_EXPIRE ? RES_MOUNTPOINT : 0);
+	int err = resolve(r, target, how, &at);
 	if (!err && (err = named_top(b, &at)))
 		named_free(&at);
 	if (err)
@@ -213,8 +230,7 @@ static int umount_once(struct request *r, const char *target, int flags)
 	r->target = &at;
 	if (!(err = caller_of(r, &c, &rootbuf))) {
 		r->busy_known = r->busy_all = false;
-		plan_begin(&b->g);
-		err = apply_plan(r, op_umount(&b->g, &c, at.at, flags, busy, r));
+		err = umount_apply(r, &c, at.at, flags);
 	}
 	r->target = NULL;
 	named_free(&at);

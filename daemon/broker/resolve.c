@@ -114,6 +114,7 @@ struct walk {
 	struct mount *m;
 	int kid;
 	char *dir;             /* malloc'ed */
+	struct mount *sleeper; /* the last name's, not looked up (expire.c) */
 };
 
 /* The place of cur read from the kernel: at the start, and after a jump
@@ -234,6 +235,25 @@ static int lookup(const struct walk *w, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
+/* The sleeping mount (expire.c) on top of name in the walk's directory,
+ * if there is one: umount2(MNT_EXPIRE)'s last name.  The kernel's lookup
+ * of it drops a reference without clearing its mark; ours would clear
+ * it, so the graph, which has every mount there, names it instead. */
+static struct mount *sleeper_at(const struct walk *w, const char *name)
+{
+	struct graph *g = &w->b->g;
+	char *dir;
+	if (!w->b->nasleep || asprintf(&dir, "%s/%s", strcmp(w->dir, "/") ?
+				       w->dir : "", name) < 0)
+		return NULL;
+	struct mount *c = mount_at(g, w->m, dir), *t;
+	free(dir);
+	while (c && (t = mount_at(g, c, c->root)))
+		c = t;
+	struct handle *h = c ? handle_known(w->b, c) : NULL;
+	return h && h->asleep ? c : NULL;
+}
+
 /* One name of the walk; *last when nothing but slashes follows it. */
 static int step(struct walk *w, const char *name, bool last, bool slash,
 		int how)
@@ -252,13 +272,17 @@ static int step(struct walk *w, const char *name, bool last, bool slash,
 	int err = may_search(w->p, w->cur);
 	if (err)
 		return err;
+	if (last && (how & RES_MOUNTPOINT) &&
+	    (w->sleeper = sleeper_at(w, name)))
+		return slash && w->sleeper->file ? -ENOTDIR : 0;
 	int fd = lookup(w, name);
 	struct stat st;
 	if (fd < 0)
 		return fd;
 	if (fd_stat(fd, &st) < 0) {
 		err = -errno;
-	} else if (S_ISLNK(st.st_mode) && (!last || slash || how == RES_FOLLOW)) {
+	} else if (S_ISLNK(st.st_mode) &&
+		   (!last || slash || !(how & RES_NOFOLLOW))) {
 		err = follow(w, fd, name);
 		close(fd);
 		return err;
@@ -271,6 +295,19 @@ static int step(struct walk *w, const char *name, bool last, bool slash,
 	}
 	replace(&w->cur, fd);
 	return place_down(w, name);
+}
+
+/* The walk ended on a sleeping mount's name: its root, no descriptor. */
+static int named_sleeper(struct walk *w, struct named *out)
+{
+	struct mount *m = w->sleeper;
+	close(w->cur);
+	free(w->dir);
+	if (!(out->buf = strdup(m->root)))
+		return -ENOMEM;
+	out->fd = -1;
+	out->at = (struct loc){ .m = m, .dir = out->buf, .file = m->file };
+	return 0;
 }
 
 /* Walks path for the current caller to an O_PATH descriptor and its
@@ -314,6 +351,8 @@ static int walk(struct request *r, const char *path, int how,
 		err = step(&w, name, !*after, slash, how);
 	}
 	free(w.rest);
+	if (!err && w.sleeper)
+		return named_sleeper(&w, out);
 	if (!err && fd_stat(w.cur, &st) < 0)
 		err = -errno;
 	if (err) {

@@ -308,10 +308,13 @@ static void start_graph(struct broker *b, const struct setup *s)
 	const char *table = s->table ? s->table : "/proc/self/mountinfo";
 	int err;
 	graph_init(&b->g, 0);
+	b->g.kernel_marks = true;      /* MNT_EXPIRE's: expire.c */
 	b->ns = ns_new(&b->g);
+	expiry_load(b);
 	err = import_table(b, table);
 	if (err == -ENOENT && !s->table)  /* before 2.6.26 */
 		err = import_table(b, "/proc/mounts");
+	expiry_loaded(b);
 	recover_forget();              /* what recovery kept is imported */
 	if (err < 0) {
 		if (err != -EEXIST)    /* import.c said why */

@@ -49,14 +49,15 @@
 
 int kid_of(const struct broker *b, const struct mount *m)
 {
-	const struct handle *h = m ? handle_of(b, m) : NULL;
+	const struct handle *h = m ? handle_known(b, m) : NULL;
 	return h ? h->kid : 0;
 }
 
-/* Where the kernel has the mount held by h now. */
+/* Where the kernel has the mount held by h now (or reached by its
+ * place, asleep: expire.c). */
 static bool where(const struct handle *h, char *buf, size_t size)
 {
-	char *path = fd_path(h->fd);
+	char *path = h->fd >= 0 ? fd_path(h->fd) : sleeper_path(h);
 	bool ok = path && strlen(path) < size;
 	if (ok)
 		strcpy(buf, path);
@@ -67,7 +68,7 @@ static bool where(const struct handle *h, char *buf, size_t size)
 /* Whether m has a line: held, and not gone with the plan. */
 bool has_line(const struct broker *b, const struct mount *m)
 {
-	return !m->dead && handle_of(b, m);
+	return !m->dead && handle_known(b, m);
 }
 
 /* The mount with a line nearest before m in its ring (ring) or in its
@@ -93,7 +94,7 @@ int line_before(const struct broker *b, const struct mount *m, bool ring)
 bool put_mount(const struct broker *b, FILE *f, const struct mount *m,
 	       bool graph)
 {
-	const struct handle *h = handle_of(b, m);
+	const struct handle *h = handle_known(b, m);
 	/* a namespace copy's mounts, too, where the kernel will have them */
 	char path[4096], *p = graph ? kernel_path(b, m) : NULL;
 	bool ok = graph ? p && strlen(p) < sizeof path :
@@ -122,8 +123,8 @@ static bool reordered(const struct broker *b, const struct mount *m)
 	uint64_t last = 0;
 	for (const struct list *l = m->mounts.next; l != &m->mounts;
 	     l = l->next) {
-		const struct handle *h = handle_of(b, list_entry(l,
-						   struct mount, child));
+		const struct handle *h = handle_known(b, list_entry(l,
+						      struct mount, child));
 		if (h && h->made < last)
 			return true;
 		last = h ? h->made : last;
@@ -137,7 +138,7 @@ static bool reordered(const struct broker *b, const struct mount *m)
 bool put_children_of(const struct broker *b, FILE *f, const struct mount *m,
 		     const char *prefix)
 {
-	if (!handle_of(b, m) || m->dead || !reordered(b, m))
+	if (!handle_known(b, m) || m->dead || !reordered(b, m))
 		return false;
 	fprintf(f, "%schildren %d", prefix, kid_of(b, m));
 	for (const struct list *c = m->mounts.next; c != &m->mounts;
@@ -219,7 +220,7 @@ struct saved {
 static struct mount *still_there(struct broker *b, struct saved *s)
 {
 	struct mount *m = mount_of_kid(b, s->kid);
-	const struct handle *h = m ? handle_of(b, m) : NULL;
+	const struct handle *h = m ? handle_known(b, m) : NULL;
 	char now[4096];
 	unescape(s->root);
 	unescape(s->path);

@@ -197,7 +197,7 @@ static const struct handle *sibling(const struct broker *b,
 	const struct list *head = &c->parent->mounts, *l;
 	for (l = prev ? c->child.prev : c->child.next; l != head;
 	     l = prev ? l->prev : l->next) {
-		const struct handle *o = handle_of(b, list_entry(l,
+		const struct handle *o = handle_known(b, list_entry(l,
 						   struct mount, child));
 		if (o)
 			return o;
@@ -209,7 +209,7 @@ static const struct handle *sibling(const struct broker *b,
  * made them (reordered(), state.c). */
 static bool in_order(const struct broker *b, const struct mount *c)
 {
-	const struct handle *h = handle_of(b, c), *p, *n;
+	const struct handle *h = handle_known(b, c), *p, *n;
 	if (!h)
 		return true;
 	p = sibling(b, c, true);
@@ -226,7 +226,7 @@ static void children(struct delta *d, FILE *f, const struct mount *m,
 {
 	char key[32], *text = NULL;
 	size_t len = 0;
-	if (!m || !handle_of(d->b, m))
+	if (!m || !handle_known(d->b, m))
 		return;
 	snprintf(key, sizeof key, "children %d", kid_of(d->b, m));
 	const struct stline *l = cache_get(&d->b->st, key);
@@ -251,7 +251,7 @@ static void write_delta(struct delta *d, FILE *f)
 	for (size_t i = 0; i < d->nm; i++)
 		for (struct mount *p = next_in_tree(d->mv[i], d->mv[i]); p;
 		     p = next_in_tree(p, d->mv[i]))
-			if (handle_of(d->b, p))
+			if (handle_known(d->b, p))
 				touch(d, p, true);
 	for (size_t i = 0, n = d->nt; i < n; i++)
 		next_lines(d, d->t[i]);

@@ -90,7 +90,9 @@ struct mount {
 	struct mount *master;  /* a mount of the master group, or NULL */
 	bool unbindable;
 	bool file;             /* its root is not a directory */
-	bool expiry_mark;      /* MNT_EXPIRE: marked by the first call */
+	bool expiry_mark;      /* MNT_EXPIRE: marked by the first call;
+				  with graph.kernel_marks: the kernel may
+				  hold a mark, which only it can tell */
 	bool dead;             /* unmounted in the open plan */
 	struct ns *ns;
 	struct mount *src;     /* while planned: the mount it was cloned from */
@@ -142,6 +144,8 @@ struct step {
 	bool alone;            /* UMOUNT: no ancestor of its mount goes in
 				  the plan: it may go at the same time as
 				  the others alone (the broker's umounts.c) */
+	bool expire;           /* UMOUNT: the kernel's own MNT_EXPIRE, which
+				  may answer EAGAIN (graph.kernel_marks) */
 };
 
 struct undo;
@@ -172,6 +176,8 @@ struct graph {
 	unsigned next_fs, next_ns, stamp;
 	unsigned max_mounts;   /* fs.mount-max */
 	bool check;            /* run the checker (off during imports) */
+	bool kernel_marks;     /* MNT_EXPIRE's marks are the kernel's (the
+				  broker): op_umount() asks for them */
 	const struct checker *checker;
 
 	/* the open plan */

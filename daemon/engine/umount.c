@@ -4,7 +4,9 @@
  * kernel's busy check is all-or-nothing (5.3), and so is ours.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "journal.h"
 
 int op_umount_flags_ok(int flags)
@@ -265,6 +267,52 @@ static int take_out(struct graph *g, struct set *s, int flags)
 	return err;
 }
 
+/* With the kernel's marks (graph.kernel_marks), the unmount of m, the
+ * target of a second MNT_EXPIRE, is the kernel's own second call: the
+ * plan's first unmount, never batched, so that its EAGAIN (m was used
+ * since the first call) stops the plan before another mount went.  No
+ * other member of the set is below m, which has no children. */
+static void expire_first(struct graph *g, const struct mount *m)
+{
+	size_t first = SIZE_MAX, at = SIZE_MAX;
+	for (size_t i = 0; i < g->nsteps; i++) {
+		if (g->steps[i].kind != STEP_UMOUNT)
+			continue;
+		first = first == SIZE_MAX ? i : first;
+		at = g->steps[i].mnt == m->id ? i : at;
+	}
+	if (at == SIZE_MAX)
+		return;
+	struct step s = g->steps[at];
+	memmove(&g->steps[first + 1], &g->steps[first],
+		(at - first) * sizeof s);
+	s.expire = true;
+	s.alone = false;
+	g->steps[first] = s;
+}
+
+/* MNT_EXPIRE's checks and mark (fs/namespace.c do_umount()): 0 when the
+ * mark was there and the unmount goes on.  The kernel counts references
+ * (busy), then sets the mark or finds it set, before anything else.
+ * With the kernel's marks, a mount with a parent is the kernel's to mark
+ * and to judge busy: -EAGAIN without a mark asks the caller to have the
+ * kernel mark it (the broker's expire.c).  The mark outlives a failed
+ * request, as in the kernel; it is not undone with the plan. */
+static int expire_check(struct graph *g, const struct caller *c,
+			struct mount *m, int flags, busy_fn busy, void *ctx)
+{
+	bool kernel = g->kernel_marks && m->parent;
+	if (m == c->root.m || (flags & (LS_MNT_FORCE | LS_MNT_DETACH)))
+		return -EINVAL;
+	if (!list_empty(&m->mounts) || (!kernel && busy(ctx, m)))
+		return -EBUSY;
+	if (!m->expiry_mark) {
+		m->expiry_mark = !kernel;
+		return -EAGAIN;
+	}
+	return 0;
+}
+
 /* umount2(at, flags) for a caller (5.1), after op_umount_flags_ok() and
  * the path lookup. */
 int op_umount(struct graph *g, const struct caller *c, struct loc at, int flags,
@@ -276,18 +324,10 @@ int op_umount(struct graph *g, const struct caller *c, struct loc at, int flags,
 		return -EPERM;
 	if (strcmp(at.dir, m->root) != 0 || m->ns != c->ns)
 		return -EINVAL;
-	if (flags & LS_MNT_EXPIRE) {
-		if (m == c->root.m || (flags & (LS_MNT_FORCE | LS_MNT_DETACH)))
-			return -EINVAL;
-		if (!list_empty(&m->mounts) || busy(ctx, m))
-			return -EBUSY;
-		/* The mark outlives a failed request, as in the kernel; it
-		 * is not undone with the plan. */
-		if (!m->expiry_mark) {
-			m->expiry_mark = true;
-			return -EAGAIN;
-		}
-	}
+	int err = flags & LS_MNT_EXPIRE ?
+		  expire_check(g, c, m, flags, busy, ctx) : 0;
+	if (err)
+		return err;
 	if (m == c->root.m && !(flags & LS_MNT_DETACH)) {
 		/* 5.1 item 8: the caller's own root is remounted read-only */
 		return JSET(g, m->fs->flags, m->fs->flags | SB_RDONLY) ?:
@@ -298,9 +338,11 @@ int op_umount(struct graph *g, const struct caller *c, struct loc at, int flags,
 	if (!(flags & LS_MNT_DETACH) && busy_somewhere(m, busy, ctx, g))
 		return -EBUSY;
 	struct set s = { 0 };
-	int err = gather(g, &s, m, flags & LS_MNT_DETACH) ?:
-		  take_out(g, &s, flags);
+	err = gather(g, &s, m, flags & LS_MNT_DETACH) ?:
+	      take_out(g, &s, flags);
 	free(s.v);
+	if (!err && (flags & LS_MNT_EXPIRE) && g->kernel_marks)
+		expire_first(g, m);
 	return err;
 }
 

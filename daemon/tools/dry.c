@@ -109,23 +109,36 @@ static int split(const struct dry *d, const char *s, char *w[MAXW])
 	return n;
 }
 
+/* The flag an umount2 option names (-e MNT_EXPIRE, -f MNT_FORCE), or 0. */
+static int raw_flag(const char *w)
+{
+	return strcmp(w, "-e") == 0 ? LS_MNT_EXPIRE :
+	       strcmp(w, "-f") == 0 ? LS_MNT_FORCE :
+	       strcmp(w, "--nofollow") == 0 ? LS_UMOUNT_NOFOLLOW : 0;
+}
+
 /* umount [-l] PATH (util-linux canonicalizes PATH: the same place but for
- * "."), and umount2 PATH [-l] [--nofollow], the system call as such: its
- * last component goes to the top of the stack there (LOOKUP_MOUNTPOINT).
- * There are no symlinks in the dry run: --nofollow changes nothing. */
+ * "."), and umount2 PATH [-l] [-e] [-f] [--nofollow], the system call as
+ * such: its last component goes to the top of the stack there
+ * (LOOKUP_MOUNTPOINT), and its lookup is no use of the mount (the mark
+ * stays).  There are no symlinks in the dry run: --nofollow changes
+ * nothing. */
 static int umount_op(struct cmd *k, const void *arg)
 {
 	int flags = 0, i;
 	for (i = 1; i < k->n - 1; i++)
 		if (strcmp(k->w[i], "-l") == 0)
 			flags |= LS_MNT_DETACH;
-		else if (!arg || strcmp(k->w[i], "--nofollow") != 0)
+		else if (!arg || !raw_flag(k->w[i]))
 			return -EINVAL;
+		else
+			flags |= raw_flag(k->w[i]) & ~LS_UMOUNT_NOFOLLOW;
 	struct loc l;
 	char *buf;
 	if (k->n < 2)
 		return -EINVAL;
-	int err = dry_at(k, k->n - 1, &l, &buf);
+	int err = arg ? lookup(k->d, k->c.root, k->w[k->n - 1], LOOKUP, &l,
+			       &buf) : dry_at(k, k->n - 1, &l, &buf);
 	if (!err) {
 		dry_top(k->d, &l, buf);
 		err = op_umount(&k->d->g, &k->c, l, flags, held, k->d);
@@ -160,8 +173,10 @@ static void do_make(struct cmd *k, int make)
 	for (int i = make == MKDIR ? 2 : 1; i < k->n; i++) {
 		struct loc l;
 		char *buf;
-		if (lookup(k->d, k->c.root, k->w[i], make, &l, &buf) == 0)
+		if (lookup(k->d, k->c.root, k->w[i], make, &l, &buf) == 0) {
+			dry_use(l.m);
 			free(buf);
+		}
 	}
 }
 
@@ -173,6 +188,7 @@ static void do_hold(struct cmd *k, bool hold)
 	if (!hold) {               /* every holder of that name exits */
 		for (size_t i = d->nholds; i-- > 0; )
 			if (strcmp(d->holds[i].name, k->w[1]) == 0) {
+				dry_use(dry_mount_of(d, d->holds[i].seq));
 				free(d->holds[i].name);
 				d->holds[i] = d->holds[--d->nholds];
 			}
@@ -187,6 +203,15 @@ static void do_hold(struct cmd *k, bool hold)
 	    !(d->holds[d->nholds].name = strdup(k->w[1])))
 		abort();
 	d->holds[d->nholds++].seq = l.m->seq;
+}
+
+/* use stat|open|chdir PATH: a process looks PATH up and exits. */
+static void do_use(struct cmd *k)
+{
+	struct loc l;
+	char *buf;
+	if (k->n == 3 && dry_at(k, 2, &l, &buf) == 0)
+		free(buf);
 }
 
 static struct ns *named(struct dry *d, const char *name)
@@ -275,8 +300,12 @@ static void run_line(struct dry *d, char **w, int n)
 		do_make(&k, MKDIR);
 	else if (strcmp(k.w[0], "touch") == 0)
 		do_make(&k, TOUCH);
-	else if (strcmp(k.w[0], "hold") == 0 || strcmp(k.w[0], "release") == 0)
+	else if (strcmp(k.w[0], "hold") == 0 ||
+		 strcmp(k.w[0], "hold_fd") == 0 ||
+		 strcmp(k.w[0], "release") == 0)
 		do_hold(&k, k.w[0][0] == 'h');
+	else if (strcmp(k.w[0], "use") == 0)
+		do_use(&k);
 	else if (strcmp(k.w[0], "unshare") == 0 && k.n == 2 && !named(d, k.w[1]))
 		do_unshare(&k);
 	else if (d->trace)

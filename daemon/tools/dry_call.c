@@ -7,11 +7,25 @@
 #include <string.h>
 #include "dry.h"
 
-/* Look up w[i] for the command's caller; the result's dir is in *buf. */
+/* Look up w[i] for the command's caller; the result's dir is in *buf.
+ * util-linux looks its paths up (realpath, stat) before its call: a use
+ * of the mount it ends on, whose MNT_EXPIRE mark goes (dry_use()). */
 int dry_at(struct cmd *k, int i, struct loc *l, char **buf)
 {
-	return i < k->n ? lookup(k->d, k->c.root, k->w[i], LOOKUP, l, buf)
-			: -EINVAL;
+	int err = i < k->n ? lookup(k->d, k->c.root, k->w[i], LOOKUP, l, buf)
+			   : -EINVAL;
+	if (!err)
+		dry_use(l->m);
+	return err;
+}
+
+/* A process used m (a lookup ended on it, a cwd or an open file there
+ * went): the kernel's mntput() clears its MNT_EXPIRE mark; only umount2
+ * itself puts its reference without (mntput_no_expire()). */
+void dry_use(struct mount *m)
+{
+	if (m)
+		m->expiry_mark = false;
 }
 
 /* The mount of p on a directory above dir, if any: the broker's

@@ -95,7 +95,7 @@ void dry_top(struct dry *d, struct loc *p, char *buf)
 }
 
 /* The live mount of creation number seq, or NULL (unmounted). */
-static struct mount *mount_of_seq(struct dry *d, uint64_t seq)
+struct mount *dry_mount_of(struct dry *d, uint64_t seq)
 {
 	for (struct list *l = d->g.order.next; l != &d->g.order; l = l->next) {
 		struct mount *m = list_entry(l, struct mount, order);
@@ -115,7 +115,7 @@ static int start_of(struct dry *d, struct loc root, const char *path,
 	*p = root;
 	if (path[0] == '/' || !d->cwd.set)
 		return 0;
-	if (!(p->m = mount_of_seq(d, d->cwd.seq)))
+	if (!(p->m = dry_mount_of(d, d->cwd.seq)))
 		return -EINVAL;
 	p->dir = d->cwd.dir;
 	p->file = false;
@@ -140,6 +140,8 @@ int dry_cd(struct dry *d, struct loc root, const char *path,
 		return dry_cd(d, root, fallback, NULL);
 	if (err)
 		return err;
+	dry_use(at.m);             /* the last keeper's cwd went too */
+	dry_use(d->cwd.set ? dry_mount_of(d, d->cwd.seq) : NULL);
 	free(d->cwd.dir);
 	d->cwd = (struct dry_cwd){ true, at.m->seq, buf };
 	return 0;

@@ -14,8 +14,11 @@
  * private tmpfs named BASE mounted on it; $B in the script means DIR.
  * Commands: mkdir -p, touch, mount (-t, -o, --bind, --rbind, --move,
  * --make-*, -o remount, -c: see dry_mount.c), umount [-l], umount2 [-l]
- * [--nofollow] (the system call: the path as given), pivot_root, hold
- * and release (a process keeps a mount busy), cd DIR (the cwd of every
+ * [-e] [-f] [--nofollow] (the system call: the path as given; -e
+ * MNT_EXPIRE, -f MNT_FORCE), pivot_root, hold, hold_fd and release (a
+ * process keeps a mount busy, by its cwd or an open file), use
+ * stat|open|chdir PATH (a process uses PATH's mount once: its MNT_EXPIRE
+ * mark goes, as any lookup's by the commands does), cd DIR (the cwd of every
  * later command, kept by a process: covered by later mounts, busy), each
  * optionally prefixed by "chroot JAIL"; "unshare NAME" copies the
  * namespace and "within NAME"

@@ -9,7 +9,8 @@
 #   - a covered mount, once uncovered, unmounts (0; EBUSY before);
 #   - an rbind of a tree holding a covered mount copies it (EIO before);
 #   - a covered shared mount keeps its peer: umount and mount propagate;
-# and a broker stopped with nothing covered leaves no holder behind.
+# and a broker stopped with nothing covered leaves no holder behind; and
+# MNT_EXPIRE's mark stays the kernel's across a restart.
 # The broker's mount namespaces come back whole (nsstate.c): the table of
 # a process in one, its number, sharectl ns, setns into it, propagation
 # to and from it, umount in it, and its end when its last process goes or
@@ -18,6 +19,7 @@
 load ../lib/broker
 
 NSCALL=$(libshare_find test/shim/nscall)
+UMOUNT2=$(libshare_find test/diff/umount2)
 
 setup() { broker_setup; }
 teardown() { broker_teardown; }
@@ -134,6 +136,36 @@ covered_peers() {
 		"mount -t tmpfs Y $S/b/x" \
 		restart \
 		"umount $S/a/x"
+}
+
+# MNT_EXPIRE's mark is the kernel's (issue 29): a restart between the
+# two calls keeps it, and a use between them (a stat) still clears it.
+expire_marks() {
+	mkdir -p "$S/a" "$S/b"
+	same_across_restarts \
+		"mount -t tmpfs A $S/a" \
+		"$UMOUNT2 -e $S/a" \
+		restart \
+		"$UMOUNT2 -e $S/a" \
+		"mount -t tmpfs B $S/b" \
+		"$UMOUNT2 -e $S/b" \
+		restart \
+		"stat $S/b" \
+		"$UMOUNT2 -e $S/b" \
+		restart \
+		"$UMOUNT2 -e $S/b"
+}
+
+@test "MNT_EXPIRE's mark outlives a restart, a use still clears it: SIGKILL" {
+	HOW=kill expire_marks
+}
+
+@test "MNT_EXPIRE's mark outlives a restart, a use still clears it: SIGTERM" {
+	HOW=term expire_marks
+}
+
+@test "MNT_EXPIRE's mark outlives a restart, a use still clears it: sharectl stop" {
+	HOW=stop expire_marks
 }
 
 @test "covered mount unmounts after a restart: SIGKILL" {

@@ -135,6 +135,33 @@ hold() {
 	fi
 }
 
+# hold_fd FILE: a process keeps FILE open (its mount is busy, as with
+# hold); release FILE ends it.
+hold_fd() {
+	local fd pid ready=
+	exec {fd}< <(exec 3<"$1" 2>/dev/null && echo ready && exec sleep infinity)
+	pid=$!
+	read -r -u "$fd" ready
+	if [[ $ready ]]; then
+		_holds[$1]+="$pid $fd "
+	else
+		wait "$pid" 2>/dev/null
+		exec {fd}<&-
+	fi
+}
+
+# use stat|open|chdir PATH (or "chroot JAIL use ..."): another process
+# stats PATH, opens it, or makes it its cwd, and exits.  Each is a use of
+# the mount PATH ends on: its reference dropped clears the mount's
+# MNT_EXPIRE mark (fs/namespace.c mntput(); issue 29).
+use() {
+	case $1 in
+	stat) _quiet stat -- "$2" >/dev/null ;;
+	open) _quiet head -c0 -- "$2" ;;
+	chdir) _quiet env -C "$2" true ;;
+	esac
+}
+
 # release DIR: every holder of DIR exits (and is reaped, so it no longer
 # pins the mount) before the next command runs.
 release() {

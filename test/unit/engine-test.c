@@ -139,6 +139,55 @@ static void expire(void)
 	dry_free(&d);
 }
 
+static unsigned busy_asked;
+
+static bool count_busy(void *ctx, const struct mount *m)
+{
+	(void)ctx, (void)m;
+	busy_asked++;
+	return false;
+}
+
+/* graph.kernel_marks (the broker, issue 29): the kernel marks and judges
+ * busy; the second call's own unmount is the plan's first, flagged. */
+static void expire_kernel(void)
+{
+	struct dry d;
+	setup(&d, 0);
+	free(run(&d, "mkdir -p $B/a $B/b\nmount -t tmpfs A $B/a\n"
+		 "mount --make-shared $B/a\nmount --bind $B/a $B/b\n"
+		 "mkdir -p $B/a/m\nmount -t tmpfs M $B/a/m\n"));
+	d.g.kernel_marks = true;
+	struct caller c = host(&d);
+	char *buf;
+	struct loc l = where(&d, "/w/a/m", &buf);
+	struct mount *m = l.m, *copy = at(&d, "/w/b/m");
+	plan_begin(&d.g);
+	ok(op_umount(&d.g, &c, l, LS_MNT_EXPIRE, count_busy, NULL) == -EAGAIN &&
+	   !m->expiry_mark && busy_asked == 0 && d.g.nsteps == 0,
+	   "kernel marks: the first call asks the kernel, the engine marks "
+	   "nothing");
+	plan_abandon(&d.g);
+	m->expiry_mark = true;     /* the kernel's EAGAIN, kept by the broker */
+	plan_begin(&d.g);
+	int err = op_umount(&d.g, &c, l, LS_MNT_EXPIRE, count_busy, NULL);
+	size_t first = 0, n = 0;
+	while (first < d.g.nsteps && d.g.steps[first].kind != STEP_UMOUNT)
+		first++;
+	for (size_t i = 0; i < d.g.nsteps; i++)
+		n += d.g.steps[i].expire;
+	ok(err == 0 && first < d.g.nsteps && d.g.steps[first].mnt == m->id &&
+	   d.g.steps[first].expire && !d.g.steps[first].alone && n == 1 &&
+	   copy && copy != m,
+	   "kernel marks: the second call's unmount is the plan's first, "
+	   "alone");
+	ok(plan_commit(&d.g) == 0 && at(&d, "/w/b/m")->fs->type[0] == 't' &&
+	   strcmp(at(&d, "/w/a/m")->devname, "A") == 0,
+	   "kernel marks: the plan takes the copy along, as a plain umount");
+	free(buf);
+	dry_free(&d);
+}
+
 static void own_root(void)
 {
 	struct dry d;
@@ -266,6 +315,7 @@ int main(void)
 	abandon_restores();
 	mount_limit();
 	expire();
+	expire_kernel();
 	own_root();
 	same_superblock();
 	namespace_copy();
