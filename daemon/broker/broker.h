@@ -292,6 +292,10 @@ void recover_forget(void);
 int walk_path(const char *path);  /* recmove.c: O_PATH, following no symlink */
 
 /* busy.c */
+/* dir/name opened (O_PATH) if it is the root of mount kid, else -ESTALE
+ * or the lookup's -errno; the lookup ends on the top of the stack there,
+ * so a mount with anything on its root is never found this way. */
+int mount_root_open(int dir, const char *name, int kid);
 bool busy(void *ctx, const struct mount *m);
 
 /* expire.c: MNT_EXPIRE with the kernel's own mark (issue 29) */

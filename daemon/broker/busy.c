@@ -149,7 +149,7 @@ static int mountpoint_dir(struct request *r, const struct mount *m,
 /* dir/name opened (O_PATH) if it is the root of mount kid; the lookup
  * ends on the top of the stack there, so a mount with anything on its
  * root is never found this way. */
-static int open_kid(int dir, const char *name, int kid)
+int mount_root_open(int dir, const char *name, int kid)
 {
 	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -183,7 +183,7 @@ static int probe(struct request *r, struct handle *h)
 		return dir;
 	fd = (size_t)snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dir,
 			      name) >= sizeof path ? -ENAMETOOLONG :
-	     open_kid(dir, name, h->kid);
+	     mount_root_open(dir, name, h->kid);
 	if (fd < 0) {
 		close(dir);
 		return fd;
@@ -198,7 +198,7 @@ static int probe(struct request *r, struct handle *h)
 	close(h->fd);
 	err = umount2(path, MNT_EXPIRE | UMOUNT_NOFOLLOW) == 0 ? -EIO :
 	      errno == EBUSY ? 1 : errno == EAGAIN ? 0 : -errno;
-	h->fd = open_kid(dir, name, h->kid);   /* clears the probe's mark */
+	h->fd = mount_root_open(dir, name, h->kid);   /* clears the probe's mark */
 	holder_note(h->fd, h->kid);
 	if (h->fd < 0) {
 		log_msg(LOG_WARNING, "mount %d went while its use was probed "

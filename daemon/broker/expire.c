@@ -71,18 +71,6 @@ struct handle *handle_known(const struct broker *b, const struct mount *m)
 	return h && (h->fd >= 0 || h->asleep) ? h : NULL;
 }
 
-/* dir/name opened (O_PATH) if it is the root of mount kid. */
-static int open_root_of(int dir, const char *name, int kid)
-{
-	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fd_mnt_id(fd) == kid)
-		return fd;
-	close(fd);
-	return -ESTALE;
-}
-
 /* A sleeping mount's place: the directory the kernel has it mounted in
  * (an O_PATH descriptor, on its parent or below a stack) and its name
  * there, from path, where the kernel has it.  A lookup of the name there
@@ -208,7 +196,7 @@ struct handle *expiry_wake(struct broker *b, struct mount *m)
 	struct handle *h = handle_known(b, m);
 	if (!h || !h->asleep)
 		return h;
-	int fd = h->place < 0 ? -ENOENT : open_root_of(h->place, h->name,
+	int fd = h->place < 0 ? -ENOENT : mount_root_open(h->place, h->name,
 						       h->kid);
 	if (fd < 0) {
 		log_msg(LOG_WARNING, "mount %d, marked to expire, cannot be "
@@ -251,7 +239,7 @@ static int place_of_handle(struct handle *h)
 	char *path = fd_path(h->fd);
 	int err = path ? place_set(h, path) : -ENOENT, fd;
 	free(path);
-	if (!err && (fd = open_root_of(h->place, h->name, h->kid)) < 0)
+	if (!err && (fd = mount_root_open(h->place, h->name, h->kid)) < 0)
 		err = fd;
 	else if (!err)
 		close(fd);
