@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "broker.h"
@@ -56,27 +57,27 @@ long proc_field(const char *path, const char *key, int base)
 	return p ? strtol(p + strlen(key), NULL, base) : -1;
 }
 
-/* Whether the kernel's table still has mount id (a mount unmounted
- * lazily is no one's to keep). */
-static bool in_table(long id)
+/* Whether a line of the kernel's table has id in field (1: the mount's
+ * own id, 2: its parent's).  The table still has the mount (field 1): one
+ * unmounted lazily is no one's to keep. */
+static bool in_table(long id, int field)
 {
 	char buf[4096];
-	bool start = true, found = false;
-	long num = -1;
+	bool found = false;
+	int at = 1;            /* the field this byte is in */
+	long num = 0;
 	ssize_t n;
 	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	while (fd >= 0 && !found && (n = read(fd, buf, sizeof buf)) > 0)
 		for (ssize_t i = 0; i < n && !found; i++) {
 			char c = buf[i];
-			if (start && c >= '0' && c <= '9')
-				num = (num < 0 ? 0 : num * 10) + (c - '0');
-			else if (start) {
+			if (at == field && c >= '0' && c <= '9')
+				num = num * 10 + (c - '0');
+			else if (c == ' ' && at++ == field)
 				found = num == id;
-				start = false;
-			}
 			if (c == '\n') {
-				start = true;
-				num = -1;
+				at = 1;
+				num = 0;
 			}
 		}
 	if (fd >= 0)
@@ -84,11 +85,55 @@ static bool in_table(long id)
 	return found;
 }
 
+/* The previous broker's last word on descriptor num in holder.ids
+ * (holder.c: "num kid" a line, kid -1 once dropped): a mount id, or -1. */
+static long noted(const struct holder *h, int num)
+{
+	char buf[4096];
+	long v[2] = { 0, 0 }, kid = -1, sign = 1;
+	int at = 0;
+	ssize_t n;
+	int fd = openat(h->id_fd, "holder.ids", O_RDONLY | O_NOFOLLOW |
+			O_CLOEXEC);
+	while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			char c = buf[i];
+			if (c >= '0' && c <= '9' && at < 2)
+				v[at] = v[at] * 10 + (c - '0');
+			else if (c == '-')
+				sign = -1;
+			else if (c == ' ' && at < 2)
+				at++;
+			else if (c == '\n') {
+				if (at == 1 && v[0] == num)
+					kid = sign * v[1];
+				v[0] = v[1] = at = 0;
+				sign = 1;
+			}
+		}
+	if (fd >= 0)
+		close(fd);
+	return kid;
+}
+
+/* Without mnt_id, a file's descriptor whose path reaches that very file
+ * may still be on a bind of it that another bind of it on the same place
+ * covers (inode and device cannot tell the two apart): the broker's note
+ * names its mount, and only its root can be mounted on, so it is covered
+ * when a mount has it as parent. */
+static bool covered_file(const struct holder *h, int fd)
+{
+	struct stat st;
+	long kid;
+	return fd_stat(fd, &st) == 0 && !S_ISDIR(st.st_mode) &&
+	       (kid = noted(h, fd)) >= 0 && in_table(kid, 2);
+}
+
 /* Whether fd is on a mount of the table that its path no longer reaches:
  * one only a descriptor still holds.  A kernel whose fdinfo has no mnt_id
  * (before 3.15) is asked the same without ids (mntid.c), and a mount
  * unmounted lazily may then be kept too. */
-static bool must_keep(int fd)
+static bool must_keep(const struct holder *h, int fd)
 {
 	char link[64], path[PATH_MAX];
 	proc_fd(link, "/proc/self/fdinfo/", fd);
@@ -99,7 +144,7 @@ static bool must_keep(int fd)
 		return false;
 	path[n] = '\0';
 	if (id < 0)
-		return !fd_reached(fd, path);
+		return !fd_reached(fd, path) || covered_file(h, fd);
 	int top = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (top >= 0) {
 		proc_fd(link, "/proc/self/fdinfo/", top);
@@ -107,7 +152,7 @@ static bool must_keep(int fd)
 		close(top);
 	}
 	/* the table is read only for the few that are covered */
-	return top_id != id && in_table(id);
+	return top_id != id && in_table(id, 1);
 }
 
 /* The broker is gone: all but the covered mounts go, and the lock is
@@ -129,7 +174,7 @@ static int keep_covered(const struct holder *h)
 			    fd == dir || fd == h->id_fd || fd == h->lock_fd)
 				continue;
 			int fl = fcntl(fd, F_GETFL);
-			if (fl >= 0 && (fl & O_PATH) && must_keep(fd))
+			if (fl >= 0 && (fl & O_PATH) && must_keep(h, fd))
 				kept++;
 			else
 				close(fd);

@@ -63,3 +63,25 @@ teardown() {
 	! is_mountpoint "$S/a"
 	[ "$(mountpoints_of A)" = "$S/p" ]
 }
+
+@test "--oldest: two binds of one file stacked, then covered: a broker killed in between keeps both" {
+	touch "$S/f" "$S/a/f"
+	host mount --bind "$S/f" "$S/a/f"
+	host mount --bind "$S/a/f" "$S/a/f"
+	# inode and device cannot tell the lower bind from the upper one:
+	# only the broker's note (holder.ids) can, to the holder
+	kill -KILL "$BROKER_PID"
+	wait_gone "$BROKER_PID" 5
+	broker_start
+	host mount -t tmpfs X "$S/a"
+	kill -KILL "$BROKER_PID"
+	wait_gone "$BROKER_PID" 5
+	broker_start 2>"$BATS_TEST_TMPDIR/start.err"
+	run grep -c "sb/a/f is covered: reached through the previous broker's holder" \
+		"$BATS_TEST_TMPDIR/start.err"
+	[ "$output" = 2 ]
+	host umount "$S/a"
+	host umount "$S/a/f"
+	host umount "$S/a/f"
+	! is_mountpoint "$S/a/f"
+}
