@@ -3,7 +3,9 @@
 # its jails, starts its own broker, mounts through the shim, and checks
 # what every side sees.  Each runs once as the README runs it and once under
 # the legacy simulation (broker, shim and jails on a kernel that refuses
-# propagation flags and mount namespaces); either way it must end with all
+# propagation flags and mount namespaces), and once more on the oldest
+# kernel ABI tested (legacy-sim --oldest: Linux 3.2's system calls, no file
+# handles, no FUSE, no mnt_id in fdinfo); either way it must end with all
 # its checks passed and leave no mount, sandbox or broker behind.
 
 load helpers
@@ -12,13 +14,16 @@ setup() {
 	require_built
 }
 
-# run_example N [legacy]: runs exampleN.sh, and checks that it passed and
+# run_example N [legacy | oldest]: runs exampleN.sh, and checks that it passed and
 # that its sandbox and broker (named on its first line) are gone.
 run_example() {
 	local b sock
 	if [ "${2:-}" = legacy ]; then
 		legacy_require
 		run legacy "$EXAMPLES/example$1.sh"
+	elif [ "${2:-}" = oldest ]; then
+		legacy_require
+		LEGACY_SIM_PROFILE=--oldest run legacy "$EXAMPLES/example$1.sh"
 	else
 		run "$EXAMPLES/example$1.sh"
 	fi
@@ -56,6 +61,10 @@ running_with() {
 	run_example 1 legacy
 }
 
+@test "example 1 on the oldest kernel ABI tested" {
+	run_example 1 oldest
+}
+
 @test "example 2: per-user jails whose /mnt are peers see each other's mounts there, and only there" {
 	run_example 2
 	[[ $output == *"ok: bob sees alice's stick (peers: events travel between jails)"* ]]
@@ -66,6 +75,10 @@ running_with() {
 
 @test "example 2 under the legacy simulation" {
 	run_example 2 legacy
+}
+
+@test "example 2 on the oldest kernel ABI tested" {
+	run_example 2 oldest
 }
 
 @test "example 3: a shared tree bound into two jails: mounts and umounts reach every view, the unbindable one none" {
@@ -80,6 +93,10 @@ running_with() {
 	run_example 3 legacy
 }
 
+@test "example 3 on the oldest kernel ABI tested" {
+	run_example 3 oldest
+}
+
 @test "example 4: a slave namespace per user at login: the administrator's mounts reach every session, a session's reach nobody" {
 	run_example 4
 	[[ $output == *"ok: bob does not see alice's home"* ]]
@@ -91,6 +108,10 @@ running_with() {
 
 @test "example 4 under the legacy simulation" {
 	run_example 4 legacy
+}
+
+@test "example 4 on the oldest kernel ABI tested" {
+	run_example 4 oldest
 }
 
 @test "an example says why it cannot run, and changes nothing" {
