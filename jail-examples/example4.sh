@@ -59,14 +59,15 @@ session() {
 	env -u LD_PRELOAD LIBSHARE_SOCKET="$SOCK" chroot "$J" \
 		/sbin-local/login-ns "$user" sleep 600 &
 	pid=$!
-	# the session is the sleep, once login-ns has exec'ed into it
-	for ((i = 0; i < 100; i++)); do
-		if [[ $(readlink "/proc/$pid/exe" 2>/dev/null) == */sleep ]]; then
+	# the session is the sleep, once login-ns has exec'ed into it (by
+	# its name: a jail of another architecture's program runs in qemu)
+	for ((i = 0; i < 300; i++)); do
+		if [[ $(cat "/proc/$pid/comm" 2>/dev/null) == sleep ]]; then
 			break
 		fi
 		sleep 0.1
 	done
-	[[ $(readlink "/proc/$pid/exe") == */sleep ]] ||
+	[[ $(cat "/proc/$pid/comm") == sleep ]] ||
 		die "the session of $user did not start"
 	printf -v "SESSION_$user" '%s' "$pid"
 	EX_SESSIONS+=" $pid"

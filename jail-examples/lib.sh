@@ -25,6 +25,9 @@
 # Binaries: SHAREBROKERD, SHARECTL and LIBSHARE_SO name them; otherwise the
 # ones built beside this directory (../daemon, ../shim), else the installed
 # ones (where paths.sh, written by make, says), else PATH.
+# Jails of another architecture: EX_ARCH (a Debian architecture) has
+# ex_jail build them with mkjail.sh --arch EX_ARCH, the shim EX_ARCH_SHIM
+# (built for it) and the downloaded system kept in EX_ARCH_CACHE.
 
 ex_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=/dev/null
@@ -116,6 +119,14 @@ ex_init() {
 
 ex_jail() {
 	EX_JAILS+=" $1"
+	if [[ -n ${EX_ARCH:-} ]]; then
+		"$MKJAIL" --arch "$EX_ARCH" --cache "${EX_ARCH_CACHE:-.}" \
+			"$B/$1" "${EX_ARCH_SHIM:?EX_ARCH needs EX_ARCH_SHIM}" \
+			>/dev/null || die "mkjail.sh --arch $EX_ARCH $B/$1 failed"
+		echo "   jail $1: $B/$1 (mkjail.sh --arch $EX_ARCH: its own" \
+			"programs, its shim in /etc/ld.so.preload)"
+		return
+	fi
 	"$MKJAIL" "$B/$1" "$LIBSHARE_SO" >/dev/null ||
 		die "mkjail.sh $B/$1 failed"
 	echo "   jail $1: $B/$1 (mkjail.sh: /usr read-only, shim in" \

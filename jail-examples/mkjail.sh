@@ -37,9 +37,10 @@
 #
 # --arch ARCH (a Debian architecture: arm64, armhf, i386, ...) builds a
 # jail of another architecture instead: a small Debian system of its own
-# (bookworm's util-linux, mount and coreutils with the libraries they need,
-# unpacked by mmdebstrap --variant=extract, so that no maintainer script
-# runs under emulation), whose programs run through qemu-user-static
+# (bookworm's util-linux, mount, coreutils and dash with the libraries
+# they need, unpacked by mmdebstrap --variant=extract, so that no
+# maintainer script runs under emulation; /bin/sh is dash, as dash's
+# would make it), whose programs run through qemu-user-static
 # (binfmt_misc) where the kernel cannot run them.  SHIM is
 # then the shim built for ARCH (configure --host=TRIPLET --disable-broker;
 # README.md, "Where it runs"), checked against ARCH, and installed at the
@@ -211,6 +212,10 @@ arch_machine() {
 	esac
 }
 
+# What a jail of another architecture holds: util-linux's mount tools,
+# coreutils and a shell (dash: login-ns.sh and scripts run in the jail).
+FOREIGN_PACKAGES=mount,util-linux,coreutils,dash
+
 # A jail of another architecture: a Debian system of ARCH unpacked from
 # the cached tarball (made first if missing), and the shim for ARCH.
 build_foreign() {
@@ -225,17 +230,22 @@ build_foreign() {
 			"./configure --host=${triplet/i386/i686} --disable-broker"
 	fi
 	tar=$cache/debian-bookworm-$arch.tar
-	if [[ ! -f $tar ]]; then
+	# a cache made with another list of packages is made again
+	if [[ ! -f $tar ||
+	      $(cat -- "$tar.packages" 2>/dev/null) != "$FOREIGN_PACKAGES" ]]
+	then
 		mkdir -p -- "$cache"
 		mmdebstrap --arch="$arch" --variant=extract --format=tar \
-			--include=mount,util-linux,coreutils bookworm "$tar.new" \
+			--include="$FOREIGN_PACKAGES" bookworm "$tar.new" \
 			"${LIBSHARE_MIRROR:-http://deb.debian.org/debian}" ||
 			die "mmdebstrap failed for $arch"
 		mv -f -- "$tar.new" "$tar"
+		echo "$FOREIGN_PACKAGES" >"$tar.packages"
 	fi
 	mkdir -p -- "$j"
 	if [[ ! -e $j/etc/libshare-arch ]]; then
 		tar -C "$j" -xpf "$tar" || die "cannot unpack $tar"
+		[[ -e $j/bin/sh ]] || ln -s dash "$j/bin/sh"
 		echo "$arch" >"$j/etc/libshare-arch"
 	fi
 	[[ $(cat "$j/etc/libshare-arch") == "$arch" ]] ||

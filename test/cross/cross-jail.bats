@@ -39,9 +39,9 @@ binfmt_for() {
 	esac
 }
 
-# The jail of Debian architecture ARCH (TARGET's), bound at $J through the
-# broker in a fresh sandbox.
-jail_setup() {
+# What a jail of Debian architecture ARCH (TARGET's) needs: its programs
+# runnable here, its shim, and its system, downloaded once.
+foreign_setup() {
 	JARCH=$1
 	cross_need "$2"
 	command -v mmdebstrap >/dev/null ||
@@ -52,6 +52,12 @@ jail_setup() {
 	cross_shim "$2"
 	ROOTFS=$CROSS_BUILD/jail-$JARCH
 	"$MKJAIL" --arch "$JARCH" --cache "$CROSS_BUILD" "$ROOTFS" "$CROSS_SHIM"
+}
+
+# The jail of Debian architecture ARCH (TARGET's), bound at $J through the
+# broker in a fresh sandbox.
+jail_setup() {
+	foreign_setup "$@"
 	mkdir -p "$ROOTFS/floppy"
 	broker_setup
 	mkdir -p "$S/floppy" "$J"
@@ -189,4 +195,32 @@ check_namespace() {
 @test "i386 jail: unshare -m copies the jail's mounts, and its umount stays in the copy" {
 	jail_setup i386 i686-linux-gnu
 	check_namespace
+}
+
+# The RFC's Example 4 (jail-examples/example4.sh) with its system jail of
+# ARCH: util-linux's unshare, mount, nsenter and setpriv of the jail's
+# architecture make each user's slave namespace at login (login-ns.sh, run
+# by the jail's dash) and read it, all through the jail's shim.
+check_example4() {
+	local out rc=0
+	out=$(EX_ARCH=$JARCH EX_ARCH_SHIM=$CROSS_SHIM EX_ARCH_CACHE=$CROSS_BUILD \
+		legacy "$CROSS_SRC/jail-examples/example4.sh" 2>&1) || rc=$?
+	echo "$out"
+	[ "$rc" -eq 0 ]
+	[[ $out == *"mkjail.sh --arch $JARCH"* ]]
+	[[ $out == *"ok: bob does not see alice's home"* ]]
+	[[ $out == *"ok: alice's session received it"* ]]
+	[[ $out == *"ok: bob does not (a slave sends nothing back)"* ]]
+	[[ $out == *"ok: no session's mount is left"* ]]
+	[[ $out == *"== example4: all "*" checks passed"* ]]
+}
+
+@test "arm64 jail: RFC Example 4, a slave namespace per user at login" {
+	foreign_setup arm64 aarch64-linux-gnu
+	check_example4
+}
+
+@test "i386 jail: RFC Example 4, a slave namespace per user at login" {
+	foreign_setup i386 i686-linux-gnu
+	check_example4
 }
