@@ -77,7 +77,24 @@ broker_setup() {
 	mount -t tmpfs sandbox "$S"
 	mount --make-private "$S"
 	mkdir -p "$J" "$STATE"
+	public_copies || return 1
 	broker_start
+}
+
+# The shim and the programs a test may run as a user without privilege
+# (setpriv, rawclient --uid), copied where such a user reaches them: the
+# build tree need not be (a checkout of mode 700).  $PUBLIC, a directory
+# of mode 755 in /tmp, goes at teardown.
+public_copies() {
+	local v
+	PUBLIC=$(mktemp -d /tmp/libshare-bats.XXXXXX) && chmod 755 "$PUBLIC" ||
+		return 1
+	for v in SHIM SPY RAWCLIENT CALLER NSCALL; do
+		if [ -n "${!v:-}" ]; then
+			cp "${!v}" "$PUBLIC/" || return 1
+			printf -v "$v" '%s' "$PUBLIC/${!v##*/}"
+		fi
+	done
 }
 
 # Starts the test's broker under legacy-sim; it returns once it answers.
@@ -150,6 +167,9 @@ broker_teardown() {
 	fi
 	if [ -n "${S:-}" ] && mountpoint -q "$S"; then
 		umount -R -l "$S" || rc=1
+	fi
+	if [ -n "${PUBLIC:-}" ]; then
+		rm -rf "$PUBLIC"
 	fi
 	return $rc
 }
