@@ -59,9 +59,9 @@ static int walk(pam_handle_t *pamh, const char *path, uid_t owner)
 		close(fd);
 		fd = sub;
 		if (!step_ok(&dir, &st, owner, !next)) {
-			pam_syslog(pamh, LOG_ERR, "%s: %s could be renamed by "
-				   "someone other than root: refused", path,
-				   name);
+			pam_syslog(pamh, LOG_ERR, "%s: %s is not root's alone, "
+				   "so a user could swap what the path leads "
+				   "to: refused", path, name);
 			goto fail;
 		}
 		dir = st;
