@@ -20,6 +20,10 @@
 #      shared and the jail's /srv a slave of it: a mount made on the host
 #      afterwards shows in the jail, and sharectl tree --root JAIL shows
 #      /srv as a slave;
+#   2b. with that jail, a covered mount and a namespace live, the package
+#      installed again, which dpkg runs as an upgrade: the broker is
+#      restarted, and its tree, namespaces and the namespace's tree are
+#      the same after, propagation going on (issue 26 item 3);
 #   3. RFC Example 1 (the installed jail-examples/example1.sh) passes;
 #   4. apt-get remove: no PAM stack names the module, no process of the
 #      package is left, no mount that was

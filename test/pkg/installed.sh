@@ -146,6 +146,49 @@ check "a mount made on the host afterwards shows in the jail" \
 check "sharectl tree --root JAIL: /srv a slave" eval \
 	'sharectl tree --root "$T/jail" | grep -Eq "^/srv .*private,slave|^/srv .*slave"'
 
+# ---- 2b. upgrade: the package again, its broker restarted -----------------
+# What an administrator sees of the graph (the broker's own process count
+# aside: the broker is one of them).
+views() {
+	sharectl tree
+	sharectl ns | sed "/(the broker's own)/s/, [0-9]* processes.*//"
+	sharectl tree --ns "$1"
+}
+
+# With the jail's slave, a covered mount and a namespace live, the package
+# is installed again (dpkg runs it as an upgrade: prerm upgrade, postinst
+# configure, which restarts the service): a new broker, and nothing lost.
+upgrade_step() {
+	local ns old
+	mkdir -p "$T/c2"
+	LD_PRELOAD=$SO mount -t tmpfs low "$T/c2"
+	LD_PRELOAD=$SO mount -t tmpfs top "$T/c2"
+	LD_PRELOAD=$SO unshare -m --propagation unchanged sleep 600 &
+	ns=$!
+	sleep 1
+	views "$ns" >"$T/views.before"
+	old=$(cat "$STATE/sharebrokerd.pid")
+	DEBIAN_FRONTEND=noninteractive apt-get install --reinstall -y \
+		"$DEBDIR"/libshare_*.deb >"$T/upgrade.log" 2>&1
+	check "apt-get install --reinstall ./libshare_*.deb (an upgrade)" [ $? -eq 0 ]
+	check "the upgrade restarted the broker" eval \
+		'sharectl status && [ "$(cat "$STATE/sharebrokerd.pid")" != "$old" ]'
+	views "$ns" >"$T/views.after"
+	diff "$T/views.before" "$T/views.after" | sed 's/^/# /'
+	check "every mount, jail and namespace as before the upgrade" \
+		cmp -s "$T/views.before" "$T/views.after"
+	LD_PRELOAD=$SO mount -t tmpfs again "$T/srv" &&
+		echo again >"$T/srv/label2"
+	check "propagation goes on into the jail" \
+		[ "$(cat "$T/jail/srv/label2" 2>/dev/null)" = again ]
+	LD_PRELOAD=$SO umount "$T/srv"
+	kill "$ns"
+	wait "$ns" 2>/dev/null
+	check "the covered mount, held across the restart, unmounts in order" \
+		eval 'LD_PRELOAD=$SO umount "$T/c2" && LD_PRELOAD=$SO umount "$T/c2"'
+}
+upgrade_step
+
 # ---- 3. RFC Example 1 ----------------------------------------------------
 /usr/share/libshare/jail-examples/example1.sh >"$T/example1.log" 2>&1
 check "RFC Example 1 (jail-examples/example1.sh)" [ $? -eq 0 ]
