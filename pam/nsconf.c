@@ -67,10 +67,15 @@ static char *expand(const char *s, const struct nsc_user *u)
 	return strdup(buf);
 }
 
-/* An absolute path without "." or ".." among its names: what the line
- * names is what gets mounted, read the same way by everyone. */
+/* An absolute path (or one from $HOME) without "." or ".." among its
+ * names: what the line names is what gets mounted, read the same way by
+ * everyone.  Checked again once $HOME is filled in. */
 static bool plain_path(const char *p)
 {
+	if (strcmp(p, "$HOME") == 0)
+		return true;
+	if (strncmp(p, "$HOME/", 6) == 0)
+		p += 5;
 	if (p[0] != '/')
 		return false;
 	for (const char *c = p; *c; c++) {
@@ -157,6 +162,14 @@ static int parse_line(pam_handle_t *pamh, const char *path, int lineno,
 		free(l.dir);
 		pam_syslog(pamh, LOG_ERR, "%s:%d: too long, or out of memory",
 			   path, lineno);
+		return -1;
+	}
+	if (!plain_path(l.dir) || (l.inst && method == NSC_USER &&
+				   !plain_path(l.inst))) {
+		pam_syslog(pamh, LOG_ERR, "%s:%d: no absolute path once $HOME "
+			   "is %s", path, lineno, u->home);
+		free(l.dir);
+		free(l.inst);
 		return -1;
 	}
 	if (l.dir[1] && l.dir[strlen(l.dir) - 1] == '/')

@@ -187,6 +187,8 @@ static int mount_instance(pam_handle_t *pamh, const struct shimcalls *s,
 	return r < 0 ? -1 : 0;
 }
 
+/* 0, or -1 when no namespace was made, or -2 when one was entered and
+ * must be left. */
 int ns_make(pam_handle_t *pamh, const struct shimcalls *s,
 	    const struct nsc *c, const struct nsc_user *u, bool debug)
 {
@@ -198,12 +200,12 @@ int ns_make(pam_handle_t *pamh, const struct shimcalls *s,
 		return -1;
 	}
 	if (set_propagation(pamh, s, c) < 0)
-		return -1;
+		return -2;
 	for (size_t i = 0; i < c->n; i++) {
 		if (nsc_is_propagation(c->v[i].method))
 			continue;
 		if (mount_instance(pamh, s, &c->v[i], u) < 0)
-			return -1;
+			return -2;
 		if (debug)
 			pam_syslog(pamh, LOG_DEBUG, "line %d: %s's instance on "
 				   "%s", c->v[i].lineno, u->name, c->v[i].dir);

@@ -138,6 +138,7 @@ static int enter(pam_handle_t *pamh, const struct opts *o,
 		 const struct nsc *c, const struct nsc_user *u)
 {
 	struct origin *org = calloc(1, sizeof *org);
+	int err;
 	if (!org || shimcalls_get(pamh, o->shim, &org->calls) < 0) {
 		free(org);
 		return PAM_SESSION_ERR;
@@ -146,8 +147,9 @@ static int enter(pam_handle_t *pamh, const struct opts *o,
 		free(org);
 		return broker_down(pamh, o);
 	}
-	if (ns_make(pamh, &org->calls, c, u, o->debug) < 0) {
-		org->calls.setns(org->fd, CLONE_NEWNS);
+	if ((err = ns_make(pamh, &org->calls, c, u, o->debug)) < 0) {
+		if (err == -2)          /* half made: left at once */
+			org->calls.setns(org->fd, CLONE_NEWNS);
 		origin_cleanup(pamh, org, 0);
 		return PAM_SESSION_ERR;
 	}

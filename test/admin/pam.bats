@@ -197,6 +197,7 @@ shared" ]
 	logged "unshare\(CLONE_NEWNS\) for lsbob: Operation not permitted \(the session must be opened by root\)"
 	[ "$(ns_count)" -eq 0 ]
 	# $USER and $HOME come from the passwd file, not the environment
+	conf_write '$HOME /srv/home/ user'
 	script inside 'cat /home/lsalice/note /home/lsbob/note >/out/seen 2>&1'
 	run in_jail env USER=lsbob LOGNAME=lsbob HOME=/home/lsbob \
 		pamtester pamls lsalice open_session close_session
