@@ -167,6 +167,8 @@ upgrade_step() {
 	ns=$!
 	sleep 1
 	views "$ns" >"$T/views.before"
+	check "a namespace lives through the upgrade: sharectl ns lists it" \
+		[ "$(grep -c '^mnt:' "$T/views.before")" -ge 2 ]
 	old=$(cat "$STATE/sharebrokerd.pid")
 	DEBIAN_FRONTEND=noninteractive apt-get install --reinstall -y \
 		"$DEBDIR"/libshare_*.deb >"$T/upgrade.log" 2>&1
