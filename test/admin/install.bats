@@ -74,3 +74,18 @@ teardown() { admin_teardown; }
 	[ "$status" -eq 0 ]
 	[[ $output == *"== example1: all "*" checks passed"* ]]
 }
+
+# issue 26 item 2: the PAM module, where configure said, naming the
+# installed configuration and shim as its defaults.
+@test "make install puts pam_libshare.so in \$(pammoddir), its configuration and pam-auth-update profile beside it" {
+	[ -e "$BUILD/pam/pam_libshare.so" ] || skip "configure found no libpam"
+	local mod=$ROOT$(make_var pammoddir)/pam_libshare.so
+	[ -f "$mod" ]
+	[ -f "$ROOT$(make_var sysconfdir)/libshare/namespace.conf" ]
+	[ -f "$ROOT$(make_var datadir)/pam-configs/libshare" ]
+	[ -f "$ROOT$(make_var mandir)/man8/pam_libshare.8" ]
+	# every line of the installed configuration is a comment
+	! grep -v '^#' "$ROOT$(make_var sysconfdir)/libshare/namespace.conf"
+	grep -aq "$(make_var sysconfdir)/libshare/namespace.conf" "$mod"
+	grep -aq "$(make_var pkglibdir)/libshare.so" "$mod"
+}

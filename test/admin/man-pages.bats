@@ -76,3 +76,25 @@ help_options() {
 	run "$SRC/jail-examples/mkjail.sh" --help
 	[[ $output == *"usage: mkjail.sh"* ]]
 }
+
+# pam_libshare.8 (issue 26 item 2): a PAM module's page, RETURN VALUES for
+# EXIT STATUS; every option the module parses is documented.
+@test "pam_libshare.8 is lint-clean and documents every option pam_libshare.c parses" {
+	command -v man >/dev/null || skip "man-db is not installed"
+	local p=$SRC/man/pam_libshare.8 opt
+	[ -z "$(MANWIDTH=80 LC_ALL=C man --warnings -l "$p" 2>&1 >/dev/null)" ]
+	for s in SYNOPSIS OPTIONS "RETURN VALUES" ENVIRONMENT FILES EXAMPLES; do
+		grep -qx ".SH \"*$s\"*" "$p"
+	done
+	# the options: the literals parse_opts() compares argv with
+	run sed -n '/^static int parse_opts/,/^}/s/.*cmp(a, "\([a-z_]*=*[a-z]*\)".*/\1/p' \
+		"$SRC/pam/pam_libshare.c"
+	[ "${#lines[@]}" -ge 5 ]
+	for opt in "${lines[@]}"; do
+		grep -q -- "${opt%%=*}" "$p" || {
+			echo "pam_libshare.8 does not document $opt"
+			return 1
+		}
+		[[ $opt != *=?* ]] || grep -q -- "${opt#*=}" "$p"
+	done
+}

@@ -11,15 +11,22 @@
 # DEBDIR (default ..), in a mount namespace of its own (the broker it
 # starts sees only its mounts, and its mounts stay out of the host's):
 #
-#   1. apt-get install ./libshare*.deb: the service runs, started by the
-#      package (systemd, invoke-rc.d) or else as an admin would
-#      (systemctl where systemd is PID 1, otherwise the init script);
+#   1. apt-get install ./libshare*.deb ./libpam-libshare*.deb: the service
+#      runs, started by the package (systemd, invoke-rc.d) or else as an
+#      admin would (systemctl where systemd is PID 1, otherwise the init
+#      script); the PAM module is in /lib/<triplet>/security, and
+#      pam-auth-update --enable libshare puts it in common-session;
 #   2. mkjail JAIL, sharectl apply of a jailtab that makes a host directory
 #      shared and the jail's /srv a slave of it: a mount made on the host
 #      afterwards shows in the jail, and sharectl tree --root JAIL shows
 #      /srv as a slave;
+#   2b. with that jail, a covered mount and a namespace live, the package
+#      installed again, which dpkg runs as an upgrade: the broker is
+#      restarted, and its tree, namespaces and the namespace's tree are
+#      the same after, propagation going on (issue 26 item 3);
 #   3. RFC Example 1 (the installed jail-examples/example1.sh) passes;
-#   4. apt-get remove: no process of the package is left, no mount that was
+#   4. apt-get remove: no PAM stack names the module, no process of the
+#      package is left, no mount that was
 #      not there before the install, and no new file but the conffiles and
 #      the state directory /run/libshare;
 #   5. apt-get purge: no new file at all (one a package still installed
@@ -75,7 +82,8 @@ fi
 DEBDIR=$(cd "${DEBDIR:-..}" && pwd)
 ls "$DEBDIR"/libshare_*.deb "$DEBDIR"/libshare-shim_*.deb >/dev/null ||
 	{ echo "debian.sh: no packages in $DEBDIR" >&2; exit 2; }
-if dpkg-query -W -f='${Status}\n' libshare libshare-shim 2>/dev/null |
+if dpkg-query -W -f='${Status}\n' libshare libshare-shim libpam-libshare \
+	2>/dev/null |
    grep -q installed; then
 	echo "debian.sh: libshare is installed already: not touching it" >&2
 	exit 2

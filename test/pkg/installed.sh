@@ -61,7 +61,8 @@ added() {
 cleanup() {
 	local pid
 	[ "$INSTALLED" = yes ] &&
-		apt-get purge -y libshare libshare-shim >/dev/null 2>&1
+		apt-get purge -y libshare libshare-shim libpam-libshare \
+			>/dev/null 2>&1
 	package_procs | while read -r pid _; do
 		[ "/proc/$pid/ns/mnt" -ef /proc/self/ns/mnt ] && kill -KILL "$pid"
 	done
@@ -89,14 +90,29 @@ mounts >"$T/mounts.before"
 mv "$T.before" "$T/files.before"
 package_procs >"$T/procs.before"
 
+# The PAM module where Debian's PAM looks, its profile off until enabled;
+# enabled, common-session names it (the installed namespace.conf names
+# nobody, so logins meanwhile get no namespace).  The remove must take it
+# out again: a stack naming a module that is gone fails every login.
+pam_step() {
+	check "the PAM module at /lib/$TRIPLET/security/pam_libshare.so" \
+		[ -f "/lib/$TRIPLET/security/pam_libshare.so" ]
+	check "its pam-auth-update profile is off until enabled" \
+		eval '! grep -q pam_libshare /etc/pam.d/common-session'
+	DEBIAN_FRONTEND=noninteractive pam-auth-update --enable libshare
+	check "pam-auth-update --enable libshare: common-session names it" \
+		grep -q "required.*pam_libshare.so" /etc/pam.d/common-session
+}
+
 # ---- 1. install -------------------------------------------------------
 INSTALLED=yes
 DEBIAN_FRONTEND=noninteractive apt-get install -y \
 	"$DEBDIR"/libshare_*.deb "$DEBDIR"/libshare-shim_*.deb \
-	>"$T/install.log" 2>&1
-check "apt-get install ./libshare*.deb" [ $? -eq 0 ]
+	"$DEBDIR"/libpam-libshare_*.deb >"$T/install.log" 2>&1
+check "apt-get install ./libshare*.deb ./libpam-libshare*.deb" [ $? -eq 0 ]
 sed -n 's/^\(invoke-rc.d\|.*libshare.*service\).*/# &/p' "$T/install.log"
 check "the shim at /usr/lib/$TRIPLET/libshare/libshare.so" [ -f "$SO" ]
+pam_step
 if sharectl status >/dev/null 2>&1; then
 	echo "# the package started the broker"
 elif [ -d /run/systemd/system ]; then
@@ -130,6 +146,51 @@ check "a mount made on the host afterwards shows in the jail" \
 check "sharectl tree --root JAIL: /srv a slave" eval \
 	'sharectl tree --root "$T/jail" | grep -Eq "^/srv .*private,slave|^/srv .*slave"'
 
+# ---- 2b. upgrade: the package again, its broker restarted -----------------
+# What an administrator sees of the graph (the broker's own process count
+# aside: the broker is one of them).
+views() {
+	sharectl tree
+	sharectl ns | sed "/(the broker's own)/s/, [0-9]* processes.*//"
+	sharectl tree --ns "$1"
+}
+
+# With the jail's slave, a covered mount and a namespace live, the package
+# is installed again (dpkg runs it as an upgrade: prerm upgrade, postinst
+# configure, which restarts the service): a new broker, and nothing lost.
+upgrade_step() {
+	local ns old
+	mkdir -p "$T/c2"
+	LD_PRELOAD=$SO mount -t tmpfs low "$T/c2"
+	LD_PRELOAD=$SO mount -t tmpfs top "$T/c2"
+	LD_PRELOAD=$SO unshare -m --propagation unchanged sleep 600 &
+	ns=$!
+	sleep 1
+	views "$ns" >"$T/views.before"
+	check "a namespace lives through the upgrade: sharectl ns lists it" \
+		[ "$(grep -c '^mnt:' "$T/views.before")" -ge 2 ]
+	old=$(cat "$STATE/sharebrokerd.pid")
+	DEBIAN_FRONTEND=noninteractive apt-get install --reinstall -y \
+		"$DEBDIR"/libshare_*.deb >"$T/upgrade.log" 2>&1
+	check "apt-get install --reinstall ./libshare_*.deb (an upgrade)" [ $? -eq 0 ]
+	check "the upgrade restarted the broker" eval \
+		'sharectl status && [ "$(cat "$STATE/sharebrokerd.pid")" != "$old" ]'
+	views "$ns" >"$T/views.after"
+	diff "$T/views.before" "$T/views.after" | sed 's/^/# /'
+	check "every mount, jail and namespace as before the upgrade" \
+		cmp -s "$T/views.before" "$T/views.after"
+	LD_PRELOAD=$SO mount -t tmpfs again "$T/srv" &&
+		echo again >"$T/srv/label2"
+	check "propagation goes on into the jail" \
+		[ "$(cat "$T/jail/srv/label2" 2>/dev/null)" = again ]
+	LD_PRELOAD=$SO umount "$T/srv"
+	kill "$ns"
+	wait "$ns" 2>/dev/null
+	check "the covered mount, held across the restart, unmounts in order" \
+		eval 'LD_PRELOAD=$SO umount "$T/c2" && LD_PRELOAD=$SO umount "$T/c2"'
+}
+upgrade_step
+
 # ---- 3. RFC Example 1 ----------------------------------------------------
 /usr/share/libshare/jail-examples/example1.sh >"$T/example1.log" 2>&1
 check "RFC Example 1 (jail-examples/example1.sh)" [ $? -eq 0 ]
@@ -153,15 +214,17 @@ read -r HOLDER _ <"$STATE/holder.pid"
 check "the broker's holder runs, named sharebrokerhold" \
 	[ "$(cat "/proc/$HOLDER/comm" 2>/dev/null)" = sharebrokerhold ]
 DEBIAN_FRONTEND=noninteractive apt-get remove -y libshare libshare-shim \
-	>"$T/remove.log" 2>&1
+	libpam-libshare >"$T/remove.log" 2>&1
 check "apt-get remove" [ $? -eq 0 ]
+check "no PAM stack names pam_libshare any more" \
+	eval '! grep -rq pam_libshare /etc/pam.d'
 grep -i "stopping" "$T/remove.log" | sed 's/^/# /'
 check "no process of the package is left, holder included" eval \
 	'diff <(package_procs) "$T/procs.before"'
 umount "$T/c" && umount "$T/c"      # the covered mount was ours
 check "no mount is left" eval 'diff <(mounts) "$T/mounts.before"'
-dpkg-query -W -f='${Conffiles}\n' libshare | awk 'NF { print $1 }' \
-	>"$T/conffiles"
+dpkg-query -W -f='${Conffiles}\n' libshare libpam-libshare |
+	awk 'NF { print $1 }' >"$T/conffiles"
 check "the conffiles are kept" [ -s "$T/conffiles" ]
 files >"$T/files.removed"
 added "$T/files.removed" "$T/files.before" "$T/conffiles" |
@@ -181,7 +244,7 @@ check "no new file but the conffiles and $STATE" [ ! -s "$T/left" ]
 
 # ---- 5. purge ----------------------------------------------------------------
 DEBIAN_FRONTEND=noninteractive apt-get purge -y libshare libshare-shim \
-	>"$T/purge.log" 2>&1
+	libpam-libshare >"$T/purge.log" 2>&1
 check "apt-get purge" [ $? -eq 0 ]
 INSTALLED=no
 files >"$T/files.purged"
