@@ -11,7 +11,6 @@
  * the kernel and through libshare can be compared line by line.  DIR is an
  * existing directory the cases may mount on (and leave unmounted).
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <mntent.h>
