@@ -224,3 +224,47 @@ check_example4() {
 	foreign_setup i386 i686-linux-gnu
 	check_example4
 }
+
+# A jail of ARCH and an amd64 jail of the host's own programs (mkjail.sh
+# without --arch, the host's shim) whose /floppy are peers of the host's:
+# a mount made in either travels to the other and to the host, and an
+# umount in either takes it from both.  (The sandbox's teardown takes the
+# amd64 jail's own mounts.)
+check_amd64_peer() {
+	local amd=$S/amd64
+	"$MKJAIL" "$amd" "$SHIM" >/dev/null
+	mkdir -p "$amd/floppy"
+	host mount --bind "$S/floppy" "$S/floppy"
+	host mount --make-shared "$S/floppy"
+	host mount --bind "$S/floppy" "$J/floppy"
+	host mount --bind "$S/floppy" "$amd/floppy"
+	run in_jail mount -t tmpfs arm-disk /floppy
+	[ "$status" -eq 0 ]
+	echo "made in the $JARCH jail" >"$S/floppy/label"
+	run legacy env -u LD_PRELOAD chroot "$amd" cat /floppy/label
+	[ "$output" = "made in the $JARCH jail" ]
+	run legacy env -u LD_PRELOAD chroot "$amd" mount -t tmpfs amd-disk /floppy
+	[ "$status" -eq 0 ]
+	run jail_floppy
+	echo "$output"
+	[[ $output == *$'\n/floppy amd-disk shared' ]]
+	[ "$(mountpoints_of amd-disk)" = \
+	  "$(printf '%s\n' "$amd/floppy" "$J/floppy" "$S/floppy" | LC_ALL=C sort)" ]
+	run in_jail umount /floppy
+	[ "$status" -eq 0 ]
+	[ -z "$(mountpoints_of amd-disk)" ]
+	run legacy env -u LD_PRELOAD chroot "$amd" umount /floppy
+	[ "$status" -eq 0 ]
+	[ -z "$(mountpoints_of arm-disk)" ]
+	assert_kernel_private
+}
+
+@test "arm64 jail and an amd64 jail, peers: each one's mount reaches the other and the host" {
+	jail_setup arm64 aarch64-linux-gnu
+	check_amd64_peer
+}
+
+@test "i386 jail and an amd64 jail, peers: each one's mount reaches the other and the host" {
+	jail_setup i386 i686-linux-gnu
+	check_amd64_peer
+}
