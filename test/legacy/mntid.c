@@ -1,6 +1,6 @@
 /*
  * mntid PATH... [-- COMMAND [ARGS...]] - the broker's two ways to a mount
- * id side by side (daemon/broker/fd.c, mntid.c).  Opens each PATH
+ * id side by side (daemon/broker/base/fd.c, mntid.c).  Opens each PATH
  * (O_PATH), runs COMMAND when given (it may cover them), then prints a
  * line per PATH: "PATH FDINFO MOUNTINFO", the id of fdinfo's mnt_id line
  * and the one mountinfo_mnt_id() finds without it (-errno when none).
