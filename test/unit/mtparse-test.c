@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mtparse.h"
+#include "base/mtparse.h"
 #define TAP_MAIN
 #include "tap.h"
 

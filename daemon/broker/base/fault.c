@@ -24,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "broker.h"
+#include "base/base.h"
+#include "base/log.h"
 
 static struct {
 	char kind;             /* 't': after step k, 's': during save k,
@@ -152,4 +153,3 @@ int save_put(int fd, const char *text, size_t len, off_t at)
 	}
 	return 0;
 }
-

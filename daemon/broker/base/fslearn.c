@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include "broker.h"
-#include "mtparse.h"
+#include "base/base.h"
+#include "base/mtparse.h"
 
 static int tail = -1;          /* fs_learn_kid()'s mountinfo */
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/log.h"
 #include "libshare_proto.h"
-#include "log.h"
 
 enum sink { TO_STDERR, TO_FILE, TO_SYSLOG };
 

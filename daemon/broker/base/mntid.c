@@ -1,6 +1,7 @@
-/* mntid.c: the kernel's id of a descriptor's mount where neither a file
- * handle (no CONFIG_FHANDLE, or a filesystem without handles) nor fdinfo
- * (before Linux 3.15) says it: from /proc/self/mountinfo.
+/* mntid.c: the kernel's id of a descriptor's mount: from a file handle,
+ * from fdinfo, and where neither says it (no CONFIG_FHANDLE, or a
+ * filesystem without handles; before Linux 3.15), from
+ * /proc/self/mountinfo.
  *
  * The descriptor's path (/proc/self/fd, d_path()) is the chain of
  * mountpoints up from its own mount, so that mount is one on the
@@ -25,8 +26,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "broker.h"
-#include "mtparse.h"
+#include "base/base.h"
+#include "base/mtparse.h"
 
 /* A mount on dir of parent; with no parent, the table's root (the mount
  * whose parent the table does not have, or is itself). */
@@ -95,23 +96,26 @@ bool fd_reached(int fd, const char *path)
 	return same;
 }
 
-/* The broker whose handles tell mounts apart (mntid_known()). */
-static const struct broker *known;
+/* The handles that tell mounts apart (mntid_known()): the descriptor the
+ * broker holds on mount kid, or -1.  Asked through the hold (handle.c),
+ * which sits above this ground and registers itself. */
+static int (*held_fd)(const void *ctx, int kid);
+static const void *held_ctx;
 
-void mntid_known(const struct broker *b)
+void mntid_known(int (*held)(const void *ctx, int kid), const void *ctx)
 {
-	known = b;
+	held_fd = held;
+	held_ctx = ctx;
 }
 
 /* Whether fd is on e's mount: 1, 0 if not, -1 if no handle can say. */
 static int on_handle(int fd, const struct entry *e)
 {
-	struct mount *m = known ? mount_of_kid(known, e->id) : NULL;
-	struct handle *h = m ? handle_of(known, m) : NULL;
+	int hfd = held_fd ? held_fd(held_ctx, e->id) : -1;
 	struct stat st;
-	if (!h || fd_stat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
+	if (hfd < 0 || fd_stat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
 		return -1;
-	return same_mount(fd, h->fd);
+	return same_mount(fd, hfd);
 }
 
 /* Whether e may be the mount of a descriptor at path on dev that is not
@@ -189,4 +193,85 @@ int mountinfo_mnt_id(int fd)
 	}
 	free(path);
 	return id;
+}
+
+/* The mnt_id line of an fdinfo file, -ENODATA without one (before Linux
+ * 3.15), or -errno. */
+static int fdinfo_line(const char *fdinfo)
+{
+	char line[128];
+	int id = -ENODATA;
+	FILE *f = fopen(fdinfo, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "mnt_id: %d", &id) == 1)
+			break;
+	fclose(f);
+	return kernel_lacks("no-fdinfo-mnt-id") ? -ENODATA : id;
+}
+
+/* Whether fdinfo says a descriptor's mount (Linux 3.15 on). */
+bool fdinfo_has_mnt_id(void)
+{
+	int fd = open("/", O_PATH | O_CLOEXEC), id = -ENODATA;
+	char path[64];
+	if (fd >= 0) {
+		snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+		id = fdinfo_line(path);
+		close(fd);
+	}
+	return id != -ENODATA;
+}
+
+/* The mount of any process's descriptor, by its fdinfo path (.../fdinfo/N):
+ * without the line, from the descriptor itself (.../fd/N). */
+int fdinfo_mnt_id(const char *fdinfo)
+{
+	char path[PATH_MAX];
+	const char *num = strrchr(fdinfo, '/');
+	int id = fdinfo_line(fdinfo), fd;
+	if (id != -ENODATA || !num || num - fdinfo < 6 ||
+	    strncmp(num - 6, "fdinfo", 6) != 0)
+		return id;
+	snprintf(path, sizeof path, "%.*sfd%s", (int)(num - 6 - fdinfo),
+		 fdinfo, num);
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) < 0)
+		return -errno;
+	id = fd_mnt_id(fd);
+	close(fd);
+	return id;
+}
+
+/* name_to_handle_at() (Linux 2.6.39) names the mount in one call where the
+ * filesystem can make file handles: asked for a handle of no bytes it
+ * answers EOVERFLOW and the mount id all the same.  fdinfo (four calls: a
+ * path walk resolves a mount at every step) answers for the others (proc,
+ * sysfs, devpts) and for kernels without it; mountinfo (mntid.c) for a
+ * kernel with neither (no CONFIG_FHANDLE, before 3.15). */
+int fd_mnt_id(int fd)
+{
+	char path[64];
+	struct file_handle fh = { .handle_bytes = 0 };
+	int id = -1;
+	if ((name_to_handle_at(fd, "", &fh, &id, AT_EMPTY_PATH) == 0 ||
+	     errno == EOVERFLOW) && id >= 0)
+		return id;
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+	id = fdinfo_line(path);
+	return id == -ENODATA ? mountinfo_mnt_id(fd) : id;
+}
+
+/* dir/name opened (O_PATH) if it is the root of mount kid; the lookup
+ * ends on the top of the stack there, so a mount with anything on its
+ * root is never found this way. */
+int mount_root_open(int dir, const char *name, int kid)
+{
+	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fd_mnt_id(fd) == kid)
+		return fd;
+	close(fd);
+	return -ESTALE;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include "mtparse.h"
+#include "base/mtparse.h"
 #include "vec.h"
 
 /* mountinfo's octal escapes (\040 and friends), in place. */

@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "admin.h"
+#include "base/log.h"
+#include "door/door.h"
 #include "libshare_proto.h"
-#include "log.h"
 
 static struct stat own;
 static bool known;

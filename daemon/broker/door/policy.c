@@ -20,7 +20,12 @@
 #include <string.h>
 #include <unistd.h>
 #include "broker.h"
-#include "holder.h"
+#include "door/door.h"
+#include "hold/hold.h"
+#include "hold/holder.h"
+#include "ns/ns.h"
+#include "resolve/resolve.h"
+#include "tab/tab.h"
 
 enum who { ANYONE, ON_HOST, ADMIN };
 

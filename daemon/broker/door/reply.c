@@ -22,6 +22,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "broker.h"
+#include "base/log.h"
+#include "door/door.h"
 
 enum { REPLIES_MAX = 256 };    /* held at once by one uid */
 

@@ -15,6 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "broker.h"
+#include "base/base.h"
+#include "door/door.h"
+#include "exec/exec.h"
+#include "hold/hold.h"
+#include "resolve/resolve.h"
 
 enum { RETRIES = 10 };         /* names read again while renames race us */
 
@@ -28,58 +33,6 @@ static int caller_of(struct request *r, struct caller *c, char **buf)
 	int err = !path || fd_stat(r->caller.root, &st) < 0 ? -errno :
 		  fd_loc_at(b, r->caller.root, path, &st, &c->root, buf);
 	c->ns = err ? b->ns : c->root.m->ns;   /* its root's (ns.c) */
-	return err;
-}
-
-/* The executed plan's result saved: or, when the state cannot be
- * written, undone with the save's errno, if it can be; a plan that
- * cannot be undone stays, its record kept as the state's only copy until
- * a later save works (intent.c). */
-static int persist(struct request *r)
-{
-	struct broker *b = r->b;
-	int err = state_save(b);   /* before the answer (principle 3) */
-	if (!err) {
-		b->intent.behind = false;
-		return 0;
-	}
-	if (plan_undoable(&b->g)) {
-		exec_undo(r);
-		return err;
-	}
-	log_msg(LOG_WARNING, "the state cannot be saved (%s): it stays in "
-		"%s/intent until a save works", strerror(-err), b->state_dir);
-	b->intent.behind = true;
-	return 0;
-}
-
-/* Executes the open plan and commits it, or abandons it: all or nothing,
- * recorded before it runs (intent.c) and saved before the answer.  Every
- * plan goes through here, a namespace's copy or end too (nslife.c): the
- * executor writes each step's progress into the record, and undoing
- * needs what exec_plan() keeps until exec_forget(). */
-int apply_plan(struct request *r, int err)
-{
-	struct broker *b = r->b;
-	bool recorded = false;
-	phase(PHASE_EXECUTE);      /* the record is the executor's first step */
-	fault_arm();               /* the tests' kill, for a plan of no step
-				      too: its state save is one */
-	if (!err && b->g.nsteps)   /* the executor holds what it changes */
-		err = expiry_wake_plan(r);
-	if (!err && b->g.nsteps)
-		recorded = !(err = intent_begin(b));
-	if (!err && !(err = exec_plan(r))) {
-		phase(PHASE_PERSIST);
-		err = persist(r);
-	}
-	exec_forget(r);
-	if (err)
-		plan_abandon(&b->g);
-	else
-		exec_commit(b);
-	if (recorded)
-		intent_end(b);
 	return err;
 }
 

@@ -21,11 +21,16 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include "admin.h"
 #include "broker.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "door/door.h"
+#include "door/sock.h"
+#include "ns/ns.h"
+#include "resolve/resolve.h"
+#include "tab/tab.h"
 #include "libshare_proto.h"
 #include "libshare_wire.h"
-#include "sock.h"
 
 int server_listen(const char *addr)
 {
@@ -238,14 +243,14 @@ static void unpark(struct broker *b, struct client *park, size_t *np,
 		slow_forget();
 }
 
-void server_loop(struct broker *b)
+void server_loop(struct broker *b, void (*tick)(struct broker *b))
 {
 	struct client c[MAXCLIENTS], park[MAXPARKED];
 	struct pollfd p[MAXCLIENTS + MAXPARKED + 5];
 	size_t n = 0, np = 0, k;
 	int wake = slow_wake_fd();
 	while (!b->stop) {
-		admin_tick(b);         /* SIGHUP, SIGUSR1: between requests */
+		tick(b);               /* SIGHUP, SIGUSR1: between requests */
 		ns_tick(b);            /* namespaces nobody is in any more */
 		p[0] = (struct pollfd){ .fd = b->listen_fd, .events = POLLIN };
 		p[1] = (struct pollfd){ .fd = wake, .events = POLLIN };

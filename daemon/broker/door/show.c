@@ -11,6 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "broker.h"
+#include "door/door.h"
+#include "hold/hold.h"
+#include "ns/ns.h"
+#include "resolve/resolve.h"
+#include "tab/tab.h"
 
 /* The reply's text, rendered into memory first. */
 struct text {

@@ -4,8 +4,8 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "door/sock.h"
 #include "libshare_wire.h"
-#include "sock.h"
 
 socklen_t sock_address(const char *addr, struct sockaddr_un *sa)
 {

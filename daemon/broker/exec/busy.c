@@ -30,7 +30,11 @@
 #include <sys/mount.h>
 #include <unistd.h>
 #include "broker.h"
-#include "holder.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "exec/exec.h"
+#include "hold/hold.h"
+#include "hold/holder.h"
 #include "vec.h"
 
 static int cmp_int(const void *a, const void *b)
@@ -144,20 +148,6 @@ static int mountpoint_dir(struct request *r, const struct mount *m,
 	int fd = openat(ph->fd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	free(dir);
 	return fd < 0 ? -errno : fd;
-}
-
-/* dir/name opened (O_PATH) if it is the root of mount kid; the lookup
- * ends on the top of the stack there, so a mount with anything on its
- * root is never found this way. */
-int mount_root_open(int dir, const char *name, int kid)
-{
-	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fd_mnt_id(fd) == kid)
-		return fd;
-	close(fd);
-	return -ESTALE;
 }
 
 /* The request's named places on m: descriptors the probe must let go. */

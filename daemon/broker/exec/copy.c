@@ -27,8 +27,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "broker.h"
-
-#define FDPATH(buf, fd) (snprintf(buf, sizeof buf, "/proc/self/fd/%d", fd), buf)
+#include "base/base.h"
+#include "base/log.h"
+#include "exec/exec.h"
+#include "hold/hold.h"
+#include "persist/persist.h"
 
 /* The directory of place (p, dir), opened beneath p's handle (p's
  * handle itself, *own false, when it is p's root: a receiver's own

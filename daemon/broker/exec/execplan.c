@@ -9,17 +9,11 @@
 #include <string.h>
 #include <sys/mount.h>
 #include "broker.h"
-
-/* Whether every step of the open plan can be undone: new mounts can go
- * and moved ones go back, an unmount or a remount cannot be taken back. */
-bool plan_undoable(const struct graph *g)
-{
-	for (size_t i = 0; i < g->nsteps; i++)
-		if (g->steps[i].kind != STEP_NEW && g->steps[i].kind != STEP_BIND &&
-		    g->steps[i].kind != STEP_MOVE && g->steps[i].kind != STEP_PARK)
-			return false;
-	return true;
-}
+#include "base/base.h"
+#include "base/log.h"
+#include "exec/exec.h"
+#include "hold/hold.h"
+#include "persist/persist.h"
 
 /* Undoes what can be undone of steps [0, n): new mounts go, moved ones
  * return to where the kernel last had them.  An unmount cannot be undone;
@@ -173,4 +167,56 @@ void exec_commit(struct broker *b)
 			handle_drop(b, h);
 	}
 	plan_commit(g);
+}
+
+/* The executed plan's result saved: or, when the state cannot be
+ * written, undone with the save's errno, if it can be; a plan that
+ * cannot be undone stays, its record kept as the state's only copy until
+ * a later save works (intent.c). */
+static int persist(struct request *r)
+{
+	struct broker *b = r->b;
+	int err = state_save(b);   /* before the answer (principle 3) */
+	if (!err) {
+		b->intent.behind = false;
+		return 0;
+	}
+	if (plan_undoable(&b->g)) {
+		exec_undo(r);
+		return err;
+	}
+	log_msg(LOG_WARNING, "the state cannot be saved (%s): it stays in "
+		"%s/intent until a save works", strerror(-err), b->state_dir);
+	b->intent.behind = true;
+	return 0;
+}
+
+/* Executes the open plan and commits it, or abandons it: all or nothing,
+ * recorded before it runs (intent.c) and saved before the answer.  Every
+ * plan goes through here, a namespace's copy or end too (nslife.c): the
+ * executor writes each step's progress into the record, and undoing
+ * needs what exec_plan() keeps until exec_forget(). */
+int apply_plan(struct request *r, int err)
+{
+	struct broker *b = r->b;
+	bool recorded = false;
+	phase(PHASE_EXECUTE);      /* the record is the executor's first step */
+	fault_arm();               /* the tests' kill, for a plan of no step
+				      too: its state save is one */
+	if (!err && b->g.nsteps)   /* the executor holds what it changes */
+		err = expiry_wake_plan(r);
+	if (!err && b->g.nsteps)
+		recorded = !(err = intent_begin(b));
+	if (!err && !(err = exec_plan(r))) {
+		phase(PHASE_PERSIST);
+		err = persist(r);
+	}
+	exec_forget(r);
+	if (err)
+		plan_abandon(&b->g);
+	else
+		exec_commit(b);
+	if (recorded)
+		intent_end(b);
+	return err;
 }

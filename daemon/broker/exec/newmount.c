@@ -37,7 +37,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "broker.h"
-#include "newmount.h"
+#include "base/log.h"
+#include "exec/exec.h"
+#include "exec/newmount.h"
+#include "hold/hold.h"
+#include "resolve/resolve.h"
 
 struct fstype {
 	const char *type;

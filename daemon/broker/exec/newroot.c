@@ -26,7 +26,9 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "newmount.h"
+#include "base/base.h"
+#include "exec/exec.h"
+#include "exec/newmount.h"
 
 static bool same_inode(int a, int b)
 {

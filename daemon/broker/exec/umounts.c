@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <sys/mount.h>
 #include "broker.h"
+#include "base/log.h"
+#include "exec/exec.h"
 
 enum {
 	THREADS = 15,          /* besides the main thread: measured, 16

@@ -49,7 +49,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "broker.h"
-#include "mtparse.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "base/mtparse.h"
+#include "hold/hold.h"
 #include "vec.h"
 
 #ifndef UMOUNT_NOFOLLOW
@@ -90,15 +93,6 @@ static int place_set(struct handle *h, const char *path)
 	if (err)
 		expiry_forget(h);
 	return err;
-}
-
-void expiry_forget(struct handle *h)
-{
-	if (h->place >= 0)
-		close(h->place);
-	free(h->name);
-	h->place = -1;
-	h->name = NULL;
 }
 
 /* Where the kernel has a sleeping mount, malloc'ed; NULL when it cannot

@@ -1,7 +1,7 @@
 /* handle.c: the broker's hold on the mounts of its graph: an O_PATH
  * descriptor on each one's root (broker.h), found by the graph's mount or
- * by the kernel's mount id, and the superblocks they are on; and a
- * caller's named place taken to the handle of the top of its stack.
+ * by the kernel's mount id, and the superblocks they are on.  Where the
+ * kernel has a mount now (kernel_path()) is read through them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "broker.h"
-#include "holder.h"
-#include "mtparse.h"
+#include "base/base.h"
+#include "base/mtparse.h"
+#include "hold/hold.h"
+#include "hold/holder.h"
 
 /* The filesystem of the graph that the kernel's superblock dev is, while
  * some held mount uses it: a new mount of the same superblock (a block
@@ -143,7 +145,7 @@ int handle_set(struct broker *b, struct mount *m, int fd, int kid,
 }
 
 /* A handle on m from fd, on mount kid (-errno: not known). */
-static int handle_take(struct broker *b, struct mount *m, int fd, int kid)
+int handle_take(struct broker *b, struct mount *m, int fd, int kid)
 {
 	struct stat st;
 	if (kid < 0)
@@ -197,6 +199,15 @@ struct mount *mount_of_kid(const struct broker *b, int kid)
 	return h ? h->m : NULL;
 }
 
+/* The descriptor held on mount kid, or -1: mntid.c's way to tell
+ * mounts apart (mntid_known()). */
+int handle_fd_of_kid(const void *b, int kid)
+{
+	struct mount *m = mount_of_kid(b, kid);
+	struct handle *h = m ? handle_of(b, m) : NULL;
+	return h ? h->fd : -1;
+}
+
 void handle_drop(struct broker *b, struct handle *h)
 {
 	devref(b, h, -1);
@@ -213,106 +224,29 @@ void handle_drop(struct broker *b, struct handle *h)
 	free(h);
 }
 
-/* A name's descriptor and directory go (resolve() made them). */
-void named_free(struct named *n)
+void expiry_forget(struct handle *h)
 {
-	if (n->fd >= 0)
-		close(n->fd);
-	free(n->buf);
-	n->fd = -1;
-	n->buf = NULL;
+	if (h->place >= 0)
+		close(h->place);
+	free(h->name);
+	h->place = -1;
+	h->name = NULL;
 }
 
-/* Takes n to the topmost mount on its place.  The walk crosses into the
- * top of a stack at every name it opens, ".." included (fs/namei.c
- * handle_dots() steps into the parent's mounts); only where it opened no
- * name at the end ("." and a trailing "/." from the caller's cwd or root,
- * "/") is it still beneath a stack: a cwd that was covered since keeps the
- * dentry beneath.  Then the kernel goes to the top for umount's last
- * component (LOOKUP_MOUNTPOINT, handle_lookup_down()) and for the place a
- * new mount, a bind, a move or pivot_root's put_old goes (do_lock_mount()),
- * not for a bind's or a move's source, pivot_root's new_root, a remount
- * or a change of type (docs/semantics.md 3.2, 5.1, 7). */
-int named_top(struct broker *b, struct named *n)
+/* Where the graph has m, as the broker's kernel table names it: a
+ * namespace copy's mounts lie under the place of its root (STATE/ns/ID,
+ * ns.c), which no path from the broker's own root reaches in the graph. */
+char *kernel_path(const struct broker *b, const struct mount *m)
 {
-	struct mount *m = n->at.m, *c;
-	const char *dir = n->at.dir;
-	while ((c = mount_at(&b->g, m, dir))) {
-		m = c;
-		dir = c->root;
-	}
-	if (m == n->at.m)
-		return 0;
-	struct handle *h = handle_of(b, m);
-	int fd = h ? dup(h->fd) : -1;
-	char *buf = strdup(m->root);
-	if (fd < 0 || !buf) {
-		if (fd >= 0)
-			close(fd);
-		free(buf);
-		return h ? -ENOMEM : -EIO;
-	}
-	named_free(n);
-	n->fd = fd;
-	n->buf = buf;
-	n->at = (struct loc){ .m = m, .dir = buf, .file = m->file };
-	return 0;
-}
-
-/* A mount its path does not reach (covered, or under a covered one): the
- * previous broker's holder may still have it (holder.c), or recovery,
- * whose moves covered it (recmove.c). */
-static int from_holder(struct broker *b, struct entry *e)
-{
-	int fd = e->guessed ? -1 : recover_take(e->id, entry_dev(e));
-	if (fd < 0 && !e->guessed)
-		fd = holder_take(e->id, entry_dev(e));
-	/* recover_take() and holder_take() checked the id: an older kernel
-	 * may not say it twice (mntid.c) */
-	if (fd >= 0 && fd < fd_room() &&
-	    handle_take(b, e->m, fd, e->id) == 0) {
-		log_msg(LOG_DEBUG, "mount %d on %s is covered: reached through "
-			"the previous broker's holder", e->id, e->mp);
-		return 0;
-	}
-	if (fd >= 0)
-		close(fd);
-	return -ENOENT;
-}
-
-/* A mount the broker can reach by its path gets a handle: the top of its
- * stack, when nothing covers it; a covered one, if the previous broker's
- * holder kept it.  Others stay out of reach (logged). */
-void handle_import(struct broker *b, struct entry *e)
-{
-	if (expiry_import(b, e) == 0)
-		return;        /* marked to expire: no lookup (expire.c) */
-	int fd = open(e->mp, O_PATH | O_CLOEXEC);
-	if (fd >= 0 && fd >= fd_room()) {
-		close(fd);             /* the last ones serve the requests */
-		fd = -1;
-		errno = EMFILE;
-	}
-	if (fd >= 0 && (e->guessed ? e->top : fd_mnt_id(fd) == e->id) &&
-	    handle_take(b, e->m, fd, e->guessed ? fd_mnt_id(fd) : e->id) == 0)
-		return;
-	if (fd >= 0)
-		close(fd);
-	bool starved = fd < 0 && (errno == EMFILE || errno == ENFILE);
-	if (!starved && from_holder(b, e) == 0)
-		return;
-	if (starved) {
-		if (!b->fd_starved++)
-			log_msg(LOG_WARNING, "the descriptor limit (%d) is "
-				"reached: mount %d on %s and any after it are "
-				"out of the broker's reach (it holds one "
-				"descriptor per mount)", fd_room() + FD_SPARE,
-				e->id, e->mp);
-	} else {
-		log_msg(LOG_WARNING, "mount %d on %s is covered: out of the "
-			"broker's reach; requests that would unmount it, move "
-			"it or propagate to or from it fail with EIO until "
-			"what covers it goes", e->id, e->mp);
-	}
-	handle_put(b, e->m, -1, e->id, entry_dev(e));
+	struct ns *ns = m->ns ? m->ns : b->ns;
+	struct handle *h = handle_of(b, ns->root);
+	char *in = mount_path(m, mount_root(ns->root), NULL), *top, *p = NULL;
+	if (!in || ns == b->ns)
+		return in;
+	top = h ? fd_path(h->fd) : NULL;
+	if (top && asprintf(&p, "%s%s", top, strcmp(in, "/") ? in : "") < 0)
+		p = NULL;
+	free(top);
+	free(in);
+	return p;
 }

@@ -18,7 +18,8 @@
  * The alternative, moving what covers a mount aside for the import, shows
  * a changed table to every process meanwhile, and a crash in the middle
  * leaves it changed; the holder changes nothing in the mount table.
- * The holder process itself is holdproc.c's.
+ * The holder process itself is holdproc.c's.  The mounts that recovery's
+ * own moves cover (recmove.c) are kept here too, for the import alike.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -33,8 +34,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "broker.h"
-#include "holder.h"
-#include "pidfile.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "hold/holder.h"
 #include "vec.h"
 
 static struct holder the_holder = { .id_fd = -1, .lock_fd = -1 };
@@ -299,3 +301,78 @@ int holder_take(int kid, dev_t dev)
 	return -1;
 }
 
+bool pid_gone(pid_t pid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	char *paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && paren[2] == 'Z';
+}
+
+/* The mounts recovery's own moves covered (recmove.c), kept the same way
+ * for the import, which takes them by their kernel ids (import.c). */
+struct kept {
+	int kid;
+	dev_t dev;
+	int fd;                /* O_PATH, on the mount's root */
+};
+
+static struct kept *kept;
+static size_t nkept, capkept;
+
+/* A mount about to be covered by recovery's move onto at: kept. */
+void recover_keep(int at)
+{
+	struct stat st;
+	struct kept k = { .kid = fd_mnt_id(at), .fd = -1 };
+	if (k.kid < 0 || !fd_at_root(at) || fstat(at, &st) < 0)
+		return;        /* a directory in a mount: nothing covered */
+	k.dev = st.st_dev;
+	k.fd = fcntl(at, F_DUPFD_CLOEXEC, 0);
+	if (k.fd < 0 || VEC_PUSH(kept, nkept, capkept, k) < 0) {
+		log_msg(LOG_WARNING, "recovery: mount %d, covered now, is out "
+			"of reach", k.kid);
+		if (k.fd >= 0)
+			close(k.fd);
+	}
+}
+
+static int kept_find(int kid, dev_t dev)
+{
+	for (size_t i = nkept; i-- > 0; )
+		if (kept[i].kid == kid && kept[i].dev == dev)
+			return (int)i;
+	return -1;
+}
+
+/* A copy of the descriptor kept on mount kid, the original staying
+ * kept; -ENOENT when none is. */
+int recover_kept(int kid, dev_t dev)
+{
+	int i = kept_find(kid, dev);
+	return i < 0 ? -ENOENT : fcntl(kept[i].fd, F_DUPFD_CLOEXEC, 0);
+}
+
+int recover_take(int kid, dev_t dev)
+{
+	int i = kept_find(kid, dev), fd = i >= 0 ? kept[i].fd : -1;
+	if (i >= 0)
+		kept[i] = kept[--nkept];
+	return fd;
+}
+
+void recover_forget(void)
+{
+	while (nkept)
+		close(kept[--nkept].fd);
+	free(kept);
+	kept = NULL;
+	capkept = 0;
+}

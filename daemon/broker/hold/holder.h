@@ -30,9 +30,21 @@ void holder_adopt(struct broker *b);
 /* A new O_PATH descriptor on the root of mount kid (superblock dev) from
  * the previous holder, or -1. */
 int holder_take(int kid, dev_t dev);
+/* Whether pid has ended: no such process, or a zombie (whose descriptors
+ * are closed already, the lock with them). */
+bool pid_gone(pid_t pid);
 /* A handle's descriptor and mount id (-1: dropped), written down where
  * the kernel will not say them to the next broker (holder.c). */
 void holder_note(int fd, int kid);
+
+/* The mounts recovery's own moves cover (recmove.c): recover_keep(at)
+ * keeps the mount on at before a move covers it; recover_kept() gives a
+ * copy (-ENOENT: none), recover_take() hands it over to the import (-1:
+ * none), and recover_forget() closes the rest after the import. */
+void recover_keep(int at);
+int recover_kept(int kid, dev_t dev);
+int recover_take(int kid, dev_t dev);
+void recover_forget(void);
 
 /* ---- between holder.c and holdproc.c -------------------------------- */
 

@@ -18,7 +18,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "broker.h"
-#include "holder.h"
+#include "base/base.h"
+#include "hold/holder.h"
 
 /* How often a holder looks for a process beside it (ns_shared()). */
 static const struct timespec recheck = { .tv_sec = 1 };

@@ -1,5 +1,7 @@
 /* import.c: the host's mount table as the broker's first graph (each
- * mount held, handle.c), and the graph kept in step with the table.
+ * mount held, handle.c: by its path, or through a descriptor the previous
+ * broker's holder or recovery kept), and the graph kept in step with the
+ * table.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +13,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "broker.h"
-#include "mtparse.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "base/mtparse.h"
+#include "hold/hold.h"
+#include "hold/holder.h"
 #include "vec.h"
 
 /* The directory of parent's filesystem that the path mp is on. */
@@ -324,4 +330,62 @@ int import_table(struct broker *b, const char *mountinfo)
 	free_lines(lines, n);
 	free(v);
 	return err;
+}
+
+/* A mount its path does not reach (covered, or under a covered one): the
+ * previous broker's holder may still have it (holder.c), or recovery,
+ * whose moves covered it (recmove.c). */
+static int from_holder(struct broker *b, struct entry *e)
+{
+	int fd = e->guessed ? -1 : recover_take(e->id, entry_dev(e));
+	if (fd < 0 && !e->guessed)
+		fd = holder_take(e->id, entry_dev(e));
+	/* recover_take() and holder_take() checked the id: an older kernel
+	 * may not say it twice (mntid.c) */
+	if (fd >= 0 && fd < fd_room() &&
+	    handle_take(b, e->m, fd, e->id) == 0) {
+		log_msg(LOG_DEBUG, "mount %d on %s is covered: reached through "
+			"the previous broker's holder", e->id, e->mp);
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return -ENOENT;
+}
+
+/* A mount the broker can reach by its path gets a handle: the top of its
+ * stack, when nothing covers it; a covered one, if the previous broker's
+ * holder kept it.  Others stay out of reach (logged). */
+void handle_import(struct broker *b, struct entry *e)
+{
+	if (expiry_import(b, e) == 0)
+		return;        /* marked to expire: no lookup (expire.c) */
+	int fd = open(e->mp, O_PATH | O_CLOEXEC);
+	if (fd >= 0 && fd >= fd_room()) {
+		close(fd);             /* the last ones serve the requests */
+		fd = -1;
+		errno = EMFILE;
+	}
+	if (fd >= 0 && (e->guessed ? e->top : fd_mnt_id(fd) == e->id) &&
+	    handle_take(b, e->m, fd, e->guessed ? fd_mnt_id(fd) : e->id) == 0)
+		return;
+	if (fd >= 0)
+		close(fd);
+	bool starved = fd < 0 && (errno == EMFILE || errno == ENFILE);
+	if (!starved && from_holder(b, e) == 0)
+		return;
+	if (starved) {
+		if (!b->fd_starved++)
+			log_msg(LOG_WARNING, "the descriptor limit (%d) is "
+				"reached: mount %d on %s and any after it are "
+				"out of the broker's reach (it holds one "
+				"descriptor per mount)", fd_room() + FD_SPARE,
+				e->id, e->mp);
+	} else {
+		log_msg(LOG_WARNING, "mount %d on %s is covered: out of the "
+			"broker's reach; requests that would unmount it, move "
+			"it or propagate to or from it fail with EIO until "
+			"what covers it goes", e->id, e->mp);
+	}
+	handle_put(b, e->m, -1, e->id, entry_dev(e));
 }

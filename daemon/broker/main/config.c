@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config.h"
+#include "main/config.h"
 #include "libshare_wire.h"
 
 void config_init(struct config *c)
@@ -206,18 +206,4 @@ void config_print(const struct config *c, FILE *out)
 		      out);
 	fprintf(out, "fallback = %s\ndebug = %s\n", c->fallback,
 		c->debug ? "yes" : "no");
-}
-
-/* A number the kernel shows under /proc/sys (fs.mount-max, fs.nr_open),
- * or 0. */
-unsigned long sysctl_value(const char *path)
-{
-	unsigned long n = 0;
-	FILE *f = fopen(path, "re");
-	if (f) {
-		if (fscanf(f, "%lu", &n) != 1)
-			n = 0;
-		fclose(f);
-	}
-	return n;
 }

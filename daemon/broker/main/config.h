@@ -47,7 +47,5 @@ void config_merge(struct config *out, const struct config *over,
 		  const struct config *under);
 /* The settings in the file's own syntax (--print-config). */
 void config_print(const struct config *c, FILE *out);
-/* A number under /proc/sys (fs.mount-max, fs.nr_open), or 0. */
-unsigned long sysctl_value(const char *path);
 
 #endif

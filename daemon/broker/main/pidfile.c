@@ -12,7 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdbool.h>
-#include "pidfile.h"
+#include "hold/holder.h"
+#include "main/pidfile.h"
 
 /* The pid a locked file holds, 0 when it has none (yet). */
 static pid_t holder_of(int fd)
@@ -54,21 +55,6 @@ static int make_path(const char *dir, mode_t mode)
 		err = -errno;
 	free(p);
 	return err;
-}
-
-bool pid_gone(pid_t pid)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	char *paren = strrchr(buf, ')');
-	return paren && paren[1] == ' ' && paren[2] == 'Z';
 }
 
 /* The lock of a broker that died is still held by its holder (holder.c)

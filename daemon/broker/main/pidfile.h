@@ -22,9 +22,6 @@ struct pidfile {
 int pidfile_lock(struct pidfile *p, const char *dir, pid_t *holder);
 /* Writes pid into the locked file: 0 or -errno. */
 int pidfile_write(struct pidfile *p, pid_t pid);
-/* Whether pid has ended: no such process, or a zombie (whose descriptors
- * are closed already, the lock with them). */
-bool pid_gone(pid_t pid);
 /* Removes the file, still locked, and lets the lock go.  NULL-safe. */
 void pidfile_remove(struct pidfile *p);
 

@@ -22,12 +22,18 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "admin.h"
 #include "broker.h"
-#include "config.h"
-#include "holder.h"
-#include "libshare_proto.h"
-#include "pidfile.h"
+#include "base/base.h"
+#include "door/door.h"
+#include "exec/exec.h"
+#include "hold/hold.h"
+#include "hold/holder.h"
+#include "main/admin.h"
+#include "main/config.h"
+#include "main/pidfile.h"
+#include "ns/ns.h"
+#include "persist/persist.h"
+#include "tab/tab.h"
 
 /* What the command line said, kept for SIGHUP: the file is read again and
  * the command line still overrides it. */
@@ -165,14 +171,6 @@ static int load(struct setup *s, char *why, size_t size)
 	return 0;
 }
 
-static char *sub(const char *dir, const char *name)
-{
-	char *p;
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		exit(EXIT_FAIL);
-	return p;
-}
-
 /* The state directory, locked: a second broker refuses here, before it
  * touches the first one's staging and parking places. */
 static void lock_state(struct broker *b, struct setup *s)
@@ -194,13 +192,10 @@ static void lock_state(struct broker *b, struct setup *s)
  * what an earlier broker left (statedir.c). */
 static int make_dirs(struct broker *b)
 {
-	b->stage = sub(b->state_dir, "stage");
-	b->park = sub(b->state_dir, "park");
-	b->newroot = sub(b->state_dir, "newroot");
 	/* a plan a killed broker left half done: before the sweep, which
 	 * would take its parked mounts away (recover.c); reply.c's watches */
-	return intent_recover(b) ?: statedir_prepare(b) ?: reply_init() ?:
-	       newmount_reset(b);
+	return statedir_places(b) ?: intent_recover(b) ?: statedir_prepare(b) ?:
+	       reply_init() ?: newmount_reset(b);
 }
 
 /* Detaches; the parent exits 0 when the child writes "ok" on the pipe
@@ -354,7 +349,8 @@ int main(int argc, char **argv)
 		die(EXIT_FAIL, "must run as root");
 	b.state_dir = s->cfg.state_dir;
 	lock_state(&b, s);
-	mntid_known(&b);
+	mntid_known(handle_fd_of_kid, &b);
+	state_part_set(&nsstate_part);
 	holder_adopt(&b);              /* before recovery, which uses it */
 	if ((err = make_dirs(&b)) < 0)
 		die(EXIT_FAIL, "%s: %s", b.state_dir, strerror(-err));
@@ -390,7 +386,7 @@ int main(int argc, char **argv)
 		b.g.max_mounts);
 	if (ready >= 0 && (write(ready, "ok", 2) != 2 || close(ready) < 0))
 		return EXIT_FAIL;
-	server_loop(&b);
+	server_loop(&b, admin_tick);
 	close(b.listen_fd);
 	state_close(&b);
 	log_msg(LOG_INFO, "stopped: every mount stays where it is");

@@ -5,9 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "admin.h"
 #include "broker.h"
-#include "holder.h"
+#include "base/log.h"
+#include "hold/holder.h"
+#include "main/admin.h"
 
 static struct broker *the_broker;
 static void (*on_reload)(struct broker *);

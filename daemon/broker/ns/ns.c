@@ -27,7 +27,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "broker.h"
-#include "nsrec.h"
+#include "base/base.h"
+#include "exec/exec.h"
+#include "hold/hold.h"
+#include "ns/ns.h"
+#include "ns/nsrec.h"
+#include "persist/persist.h"
+#include "resolve/resolve.h"
 
 /* Each token costs the broker two descriptors, taken from those its
  * handles could use (fd_room()): a bound for all, and one per user, so
@@ -35,8 +41,6 @@
 enum { TOKENS_MAX = 512, TOKENS_PER_UID = 128, NS_MAX = 256 };
 
 static unsigned long long host_num;
-
-#define FDPATH(buf, fd) (snprintf(buf, sizeof buf, "/proc/self/fd/%d", fd), buf)
 
 /* The record of ns; one is made for the broker's own namespace, whose
  * root place is the host's root and whose number the kernel's. */
@@ -354,7 +358,6 @@ int ns_file(struct request *r, pid_t pid, bool number_only, int *pass,
 		close(proot);
 	return err;
 }
-
 
 /* setns(pidfd, CLONE_NEWNS): the process the caller's descriptor fd is a
  * pidfd of (its "Pid:" in fdinfo, the kernel's); -EINVAL when fd is no

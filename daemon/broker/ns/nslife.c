@@ -34,39 +34,18 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "nsrec.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "exec/exec.h"
+#include "hold/hold.h"
+#include "ns/ns.h"
+#include "ns/nsrec.h"
+#include "persist/persist.h"
+#include "tab/tab.h"
 
 struct nsrec *ns_recs;
 unsigned ns_ntokens, ns_nrecs;
 static int wake = -1;          /* epoll: every token's end, for its hangup */
-
-#define FDPATH(buf, fd) (snprintf(buf, sizeof buf, "/proc/self/fd/%d", fd), buf)
-
-/* STATE/ns/PID.ID: a broker started again numbers its namespaces from
- * the start, and its predecessor's copies may still be mounted there. */
-int ns_dir(const struct broker *b, const struct ns *ns, char *buf,
-	   size_t size)
-{
-	if (ns)
-		return snprintf(buf, size, "%s/ns/%d.%u", b->state_dir,
-				(int)getpid(), ns->id);
-	return snprintf(buf, size, "%s/ns", b->state_dir);
-}
-
-/* The executor's step for a namespace's root (exec.c): the copy, staged
- * and held, moves to STATE/ns/PID.ID. */
-int ns_place(struct broker *b, struct mount *m)
-{
-	char dir[PATH_MAX], src[64];
-	ns_dir(b, NULL, dir, sizeof dir);
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	ns_dir(b, m->ns, dir, sizeof dir);
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return mount(FDPATH(src, handle_of(b, m)->fd), dir, NULL, MS_MOVE,
-		     NULL) < 0 ? -errno : 0;
-}
 
 /* The roots in a freed namespace are no jails any more (sharectl jails,
  * graph). */

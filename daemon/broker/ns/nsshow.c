@@ -14,7 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "broker.h"
-#include "nsrec.h"
+#include "base/base.h"
+#include "hold/hold.h"
+#include "ns/ns.h"
+#include "ns/nsrec.h"
 
 enum { PIDS_SHOWN = 32 };      /* per namespace; the rest are counted */
 

@@ -26,8 +26,13 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include "mtparse.h"
-#include "nsrec.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "base/mtparse.h"
+#include "hold/hold.h"
+#include "ns/ns.h"
+#include "ns/nsrec.h"
+#include "persist/persist.h"
 
 enum { NS_FIELDS = 8, TOKEN_FIELDS = 7 };
 
@@ -62,7 +67,7 @@ static void put_tokens(FILE *f, const struct nsrec *n, unsigned id,
 
 /* The namespaces of the graph, each line after pre (a namespace the open
  * plan frees is no longer listed). */
-void nsstate_put(struct broker *b, FILE *f, const char *pre)
+static void nsstate_put(struct broker *b, FILE *f, const char *pre)
 {
 	for (struct list *l = b->g.nss.next; l != &b->g.nss; l = l->next) {
 		struct ns *ns = list_entry(l, struct ns, link);
@@ -86,7 +91,7 @@ void nsstate_put(struct broker *b, FILE *f, const char *pre)
 	}
 }
 
-bool nsstate_line(const char *line)
+static bool nsstate_line(const char *line)
 {
 	return strncmp(line, "ns ", 3) == 0 || strncmp(line, "nstoken ", 8) == 0;
 }
@@ -201,7 +206,7 @@ static void sweep_dirs(const struct broker *b)
 
 /* After the mounts' propagation (state_load()): the namespaces, then
  * their tokens; the tokens nobody holds any more go at once. */
-void nsstate_load(struct broker *b, char **lines, size_t n)
+static void nsstate_load(struct broker *b, char **lines, size_t n)
 {
 	char *f[NS_FIELDS];
 	for (size_t i = 0; i < n; i++)
@@ -215,3 +220,8 @@ void nsstate_load(struct broker *b, char **lines, size_t n)
 	ns_orphans_drop(true);
 	sweep_dirs(b);
 }
+
+/* The namespaces' part of the state (state.c knows no namespace). */
+const struct state_part nsstate_part = {
+	.put = nsstate_put, .has = nsstate_line, .load = nsstate_load,
+};

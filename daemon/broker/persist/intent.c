@@ -41,6 +41,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "broker.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "hold/hold.h"
+#include "persist/persist.h"
 
 enum { SLOT = 32 };            /* width of a progress slot */
 
@@ -55,24 +59,6 @@ static char *was_of(struct broker *b, size_t i, char **to)
 	struct mount *m = mount_by_id(&b->g, s->mnt);
 	struct handle *h = m ? handle_of(b, m) : NULL;
 	return h ? fd_path(h->fd) : NULL;
-}
-
-/* Where the graph has m, as the broker's kernel table names it: a
- * namespace copy's mounts lie under the place of its root (STATE/ns/ID,
- * ns.c), which no path from the broker's own root reaches in the graph. */
-char *kernel_path(const struct broker *b, const struct mount *m)
-{
-	struct ns *ns = m->ns ? m->ns : b->ns;
-	struct handle *h = handle_of(b, ns->root);
-	char *in = mount_path(m, mount_root(ns->root), NULL), *top, *p = NULL;
-	if (!in || ns == b->ns)
-		return in;
-	top = h ? fd_path(h->fd) : NULL;
-	if (top && asprintf(&p, "%s%s", top, strcmp(in, "/") ? in : "") < 0)
-		p = NULL;
-	free(top);
-	free(in);
-	return p;
 }
 
 /* m's park place (exec.c, park()) as the kernel's table will name it:
@@ -312,4 +298,15 @@ void intent_end(struct broker *b)
 	if (!b->intent.empty)
 		log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,
 			strerror(errno));
+}
+
+/* Whether every step of the open plan can be undone: new mounts can go
+ * and moved ones go back, an unmount or a remount cannot be taken back. */
+bool plan_undoable(const struct graph *g)
+{
+	for (size_t i = 0; i < g->nsteps; i++)
+		if (g->steps[i].kind != STEP_NEW && g->steps[i].kind != STEP_BIND &&
+		    g->steps[i].kind != STEP_MOVE && g->steps[i].kind != STEP_PARK)
+			return false;
+	return true;
 }

@@ -21,61 +21,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "broker.h"
-#include "holder.h"
-#include "mtparse.h"
-#include "recover.h"
+#include "base/base.h"
+#include "base/mtparse.h"
+#include "hold/holder.h"
+#include "persist/persist.h"
+#include "persist/recover.h"
 #include "vec.h"
-
-struct kept {
-	int kid;
-	dev_t dev;
-	int fd;                /* O_PATH, on the mount's root */
-};
-
-static struct kept *kept;
-static size_t nkept, capkept;
-
-/* A mount about to be covered by recovery's move onto at: kept. */
-static void keep(int at)
-{
-	struct stat st;
-	struct kept k = { .kid = fd_mnt_id(at), .fd = -1 };
-	if (k.kid < 0 || !fd_at_root(at) || fstat(at, &st) < 0)
-		return;        /* a directory in a mount: nothing covered */
-	k.dev = st.st_dev;
-	k.fd = fcntl(at, F_DUPFD_CLOEXEC, 0);
-	if (k.fd < 0 || VEC_PUSH(kept, nkept, capkept, k) < 0) {
-		log_msg(LOG_WARNING, "recovery: mount %d, covered now, is out "
-			"of reach", k.kid);
-		if (k.fd >= 0)
-			close(k.fd);
-	}
-}
-
-static int kept_find(int kid, dev_t dev)
-{
-	for (size_t i = nkept; i-- > 0; )
-		if (kept[i].kid == kid && kept[i].dev == dev)
-			return (int)i;
-	return -1;
-}
-
-int recover_take(int kid, dev_t dev)
-{
-	int i = kept_find(kid, dev), fd = i >= 0 ? kept[i].fd : -1;
-	if (i >= 0)
-		kept[i] = kept[--nkept];
-	return fd;
-}
-
-void recover_forget(void)
-{
-	while (nkept)
-		close(kept[--nkept].fd);
-	free(kept);
-	kept = NULL;
-	capkept = 0;
-}
 
 /* Mount kid on dev in t, or NULL. */
 static struct entry *entry_of(const struct table *t, int kid, dev_t dev)
@@ -187,10 +138,9 @@ static int via_parent(int kid, dev_t dev, int depth)
 static int open_kid_at(int kid, dev_t dev, int depth)
 {
 	char *mp = rec_where(kid, dev);
-	int i = mp ? kept_find(kid, dev) : -1, fd = -ENOENT;
-	if (i >= 0)
-		fd = fcntl(kept[i].fd, F_DUPFD_CLOEXEC, 0);
-	else if (mp && (fd = holder_take(kid, dev)) < 0)
+	int fd = -ENOENT;
+	if (mp && (fd = recover_kept(kid, dev)) == -ENOENT &&
+	    (fd = holder_take(kid, dev)) < 0)
 		fd = walk_path(mp);
 	free(mp);
 	if (fd >= 0 && fd_mnt_id(fd) != kid) {
@@ -239,7 +189,7 @@ int rec_move(const struct broker *b, const struct rstep *s, const char *place)
 	if ((at = walk_path(place)) < 0)
 		err = at;
 	else
-		keep(at);
+		recover_keep(at);
 	snprintf(from, sizeof from, "/proc/self/fd/%d", fd);
 	snprintf(to, sizeof to, "/proc/self/fd/%d", at);
 	if (!err && mount(from, to, NULL, MS_MOVE, NULL) < 0)

@@ -26,8 +26,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "broker.h"
-#include "mtparse.h"
-#include "recover.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "base/mtparse.h"
+#include "persist/persist.h"
+#include "persist/recover.h"
 #include "vec.h"
 
 struct record {

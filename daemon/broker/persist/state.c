@@ -44,7 +44,11 @@
 #include <unistd.h>
 #include <sys/sysmacros.h>
 #include "broker.h"
-#include "mtparse.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "base/mtparse.h"
+#include "hold/hold.h"
+#include "persist/persist.h"
 #include "vec.h"
 
 int kid_of(const struct broker *b, const struct mount *m)
@@ -166,9 +170,9 @@ void state_ns_ops(struct broker *b, FILE *f)
 {
 	for (const struct stline *l = b->st.lines; b->st.nns && l;
 	     l = l->hh.next)
-		if (nsstate_line(l->line))
+		if (state_part_line(l->line))
 			fprintf(f, "- %s\n", l->line);
-	nsstate_put(b, f, "+ 0 ");
+	state_part_put(b, f, "+ 0 ");
 }
 
 /* Every mount that propagates, each propagation tree whole, the
@@ -187,7 +191,7 @@ static void put_all(struct broker *b, FILE *f)
 		put_children_of(b, f, list_entry(l, struct mount, order),
 				"+ 0 ");
 	}
-	nsstate_put(b, f, "+ 0 ");
+	state_part_put(b, f, "+ 0 ");
 }
 
 /* The whole state written again from the graph, as the snapshot. */
@@ -243,7 +247,8 @@ static struct saved *read_state(FILE *f, size_t *n, char ***kids, size_t *nk)
 	*kids = NULL;
 	while (getline(&line, &size, f) > 0) {
 		char *copy = NULL;
-		if (strncmp(line, "children ", 9) == 0 || nsstate_line(line)) {
+		if (strncmp(line, "children ", 9) == 0 ||
+		    state_part_line(line)) {
 			if (!(copy = strdup(line)) ||
 			    VEC_PUSH(*kids, *nk, kcap, copy)) {
 				free(copy);
@@ -350,7 +355,7 @@ int state_load(struct broker *b)
 	for (size_t i = 0; i < nk; i++)
 		if (strncmp(kids[i], "children ", 9) == 0)
 			restore_children(b, kids[i]);
-	nsstate_load(b, kids, nk);
+	state_part_load(b, kids, nk);
 	for (size_t i = 0; i < nk; i++)
 		free(kids[i]);
 	free(kids);

@@ -25,6 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "broker.h"
+#include "base/log.h"
+#include "persist/persist.h"
 
 #ifndef UMOUNT_NOFOLLOW
 #define UMOUNT_NOFOLLOW 8
@@ -157,4 +159,25 @@ int statedir_prepare(struct broker *b)
 	sweep(b->park);
 	check_state(b);
 	return 0;
+}
+
+/* STATE/ns/PID.ID: a broker started again numbers its namespaces from
+ * the start, and its predecessor's copies may still be mounted there. */
+/* The executor's places in it (exec.c): stage, park and newroot. */
+int statedir_places(struct broker *b)
+{
+	if (asprintf(&b->stage, "%s/stage", b->state_dir) < 0 ||
+	    asprintf(&b->park, "%s/park", b->state_dir) < 0 ||
+	    asprintf(&b->newroot, "%s/newroot", b->state_dir) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int ns_dir(const struct broker *b, const struct ns *ns, char *buf,
+	   size_t size)
+{
+	if (ns)
+		return snprintf(buf, size, "%s/ns/%d.%u", b->state_dir,
+				(int)getpid(), ns->id);
+	return snprintf(buf, size, "%s/ns", b->state_dir);
 }

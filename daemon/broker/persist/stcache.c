@@ -33,6 +33,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "broker.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "persist/persist.h"
 
 #define MAGIC "libshare-state 3"
 #define MAGIC2 "libshare-state 2"    /* read too: its lines lack links */
@@ -58,6 +61,33 @@ static struct stline *find(const struct stcache *c, const char *key,
 	return l;
 }
 
+/* The lines of the part a room above keeps in the state (the
+ * namespaces', ns/nsstate.c), handed in at start: persistence writes,
+ * counts and hands them back, and knows nothing of what they say. */
+static const struct state_part *part;
+
+void state_part_set(const struct state_part *p)
+{
+	part = p;
+}
+
+bool state_part_line(const char *line)
+{
+	return part && part->has(line);
+}
+
+void state_part_put(struct broker *b, FILE *f, const char *pre)
+{
+	if (part)
+		part->put(b, f, pre);
+}
+
+void state_part_load(struct broker *b, char **lines, size_t n)
+{
+	if (part)
+		part->load(b, lines, n);
+}
+
 const struct stline *cache_get(const struct stcache *c, const char *key)
 {
 	return find(c, key, strlen(key));
@@ -65,7 +95,7 @@ const struct stline *cache_get(const struct stcache *c, const char *key)
 
 static void drop(struct stcache *c, struct stline *l)
 {
-	c->nns -= nsstate_line(l->line);
+	c->nns -= state_part_line(l->line);
 	HASH_DELETE(hh, c->lines, l);
 	free(l->line);
 	free(l);
@@ -101,7 +131,7 @@ static int apply_one(struct stcache *c, const char *op, size_t len)
 	}
 	l->key = l->line;      /* the key is the line's head */
 	HASH_ADD_KEYPTR(hh, c->lines, l->key, k, l);
-	c->nns += nsstate_line(l->line);
+	c->nns += state_part_line(l->line);
 	return 0;
 }
 

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "broker.h"
+#include "hold/hold.h"
+#include "persist/persist.h"
 #include "vec.h"
 
 struct kid {

@@ -33,6 +33,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "broker.h"
+#include "base/base.h"
+#include "resolve/resolve.h"
 
 static bool cap(unsigned long long caps, int bit)
 {
@@ -225,7 +227,6 @@ const char *peer_root(struct peer *p)
 		p->root_path = fd_path(p->root);
 	return p->root_path;
 }
-
 
 /* The broker's socket to the kernel's socket diagnostics, kept: one
  * query at a time, each answered before the next (sequence numbers tell

@@ -23,6 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "broker.h"
+#include "base/base.h"
+#include "hold/hold.h"
+#include "resolve/resolve.h"
 
 /* The kernel's path of what start followed by path names, if it is
  * plain: names without "." or "..", no trailing slash.  *rel: path

@@ -22,6 +22,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "broker.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "hold/hold.h"
+#include "resolve/resolve.h"
 
 #define MAXLINKS 40            /* the kernel's MAXSYMLINKS */
 #define PATHMAX 4096

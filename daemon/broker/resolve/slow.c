@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "broker.h"
+#include "base/base.h"
+#include "resolve/resolve.h"
 
 enum {
 	WAIT_MS = 20,          /* what a lookup gets before its request parks */
@@ -170,7 +172,7 @@ static int start(struct lookup *e, int dir)
 }
 
 /* The answer of a finished lookup: a descriptor of its own, or -errno. */
-static int answer(const struct lookup *e)
+static int answer_of(const struct lookup *e)
 {
 	if (e->err)
 		return e->err;
@@ -190,7 +192,7 @@ static int wait_for(struct lookup *e)
 	while (!e->done && pthread_cond_timedwait(&slow.cond, &slow.lock,
 						  &until) == 0)
 		;
-	return e->done ? answer(e) : -EINPROGRESS;
+	return e->done ? answer_of(e) : -EINPROGRESS;
 }
 
 int slow_openat(int dir, const char *name)
@@ -211,7 +213,7 @@ int slow_openat(int dir, const char *name)
 	int i = slot(&key, &found, &in_dev);
 	if (found) {           /* finished: only a parked request may take it */
 		e = slow.v[i];
-		err = !e->done ? -EINPROGRESS : slow.retrying ? answer(e) : 1;
+		err = !e->done ? -EINPROGRESS : slow.retrying ? answer_of(e) : 1;
 		if (err != 1)
 			goto out;
 		slow.v[i] = NULL;      /* an old answer: look again */

@@ -33,8 +33,11 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 #include "broker.h"
-#include "fusetab.h"
-#include "fuse_abi.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "tab/fuse_abi.h"
+#include "tab/fusetab.h"
+#include "tab/tab.h"
 
 #define FUSE_SUPER_MAGIC 0x65735546
 enum { MINOR = 23, FOREVER = 86400 * 365 };

@@ -12,8 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 #include "broker.h"
-#include "fusetab.h"
-#include "fuse_abi.h"
+#include "base/log.h"
+#include "hold/hold.h"
+#include "persist/persist.h"
+#include "tab/fuse_abi.h"
+#include "tab/fusetab.h"
+#include "tab/tab.h"
 
 enum { TABLES_MAX = 256 };      /* open at once for one uid */
 
