@@ -20,7 +20,7 @@
  * to resolve); fopen, freopen, setmntent and fdopen are libc's, looked up
  * with dlsym(RTLD_NEXT) once, lazily, and only on the paths that need them.
  * The descriptor is live as the kernel's is (a file of the broker's FUSE
- * filesystem, daemon/broker/fusetab.c): reads from offset 0 render anew,
+ * filesystem, daemon/broker/tab/fusetab.c): reads from offset 0 render anew,
  * poll/epoll signal changes; the shim wraps none of read, poll or epoll,
  * so no other descriptor pays for it.  Not covered: readlink of a virtual
  * name, and the cancellation point that glibc's open is.

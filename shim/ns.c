@@ -1,7 +1,7 @@
 /* ns.c: mount namespaces through the broker: unshare(2), setns(2) and
  * clone(2) with CLONE_NEWNS, as libc wrappers and as syscall() targets.
  *
- * The broker makes the copy and hands over a token of it (daemon/broker/
+ * The broker makes the copy and hands over a token of it (daemon/broker/ns/
  * ns.c); entering is re-rooting: the broker answers LS_OP_SETNS with a
  * directory descriptor of the namespace's root, and the caller does
  * fchdir, chroot(".") itself, as after pivot_root.  The caller keeps a

@@ -47,7 +47,6 @@ typedef int (*dry_op)(struct cmd *k, const void *arg);
 int dry_call(struct cmd *k, dry_op op, const void *arg);
 int dry_call_once(struct cmd *k, dry_op op, const void *arg);
 int dry_at(struct cmd *k, int i, struct loc *l, char **buf);
-void dry_use(struct mount *m);
 
 /* dry_mount.c */
 int dry_mount(struct cmd *k);
@@ -70,5 +69,6 @@ void dry_top(struct dry *d, struct loc *p, char *buf);
 struct mount *dry_mount_of(struct dry *d, uint64_t seq);
 int dry_cd(struct dry *d, struct loc root, const char *path,
 	   const char *fallback);
+void dry_use(struct mount *m);
 
 #endif

@@ -19,15 +19,6 @@ int dry_at(struct cmd *k, int i, struct loc *l, char **buf)
 	return err;
 }
 
-/* A process used m (a lookup ended on it, a cwd or an open file there
- * went): the kernel's mntput() clears its MNT_EXPIRE mark; only umount2
- * itself puts its reference without (mntput_no_expire()). */
-void dry_use(struct mount *m)
-{
-	if (m)
-		m->expiry_mark = false;
-}
-
 /* The mount of p on a directory above dir, if any: the broker's
  * executor moves it aside to reach dir (exec.c, move_to()), a kill point
  * of its own that the crash tests look for (test/diff/fault-diff.sh).
@@ -113,4 +104,3 @@ int dry_call_once(struct cmd *k, dry_op op, const void *arg)
 	}
 	return 0;
 }
-

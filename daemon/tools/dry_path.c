@@ -210,3 +210,12 @@ int lookup(struct dry *d, struct loc root, const char *path, int make,
 	*dirbuf = buf;
 	return 0;
 }
+
+/* A process used m (a lookup ended on it, a cwd or an open file there
+ * went): the kernel's mntput() clears its MNT_EXPIRE mark; only umount2
+ * itself puts its reference without (mntput_no_expire()). */
+void dry_use(struct mount *m)
+{
+	if (m)
+		m->expiry_mark = false;
+}

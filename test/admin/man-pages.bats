@@ -41,7 +41,7 @@ help_options() {
 
 @test "each program's --help lists every option it takes, and its page documents each" {
 	local prog opt src
-	for prog in sharebrokerd:daemon/broker/sharebrokerd.c:8 \
+	for prog in sharebrokerd:daemon/broker/main/sharebrokerd.c:8 \
 		    sharectl:daemon/tools/sharectl.c:8 \
 		    sharedry:daemon/tools/sharedry.c:1; do
 		IFS=: read -r name src sec <<<"$prog"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The broker's policy table (daemon/broker/policy.c), row by row, for each
+# The broker's policy table (daemon/broker/door/policy.c), row by row, for each
 # kind of caller: a host administrator, an unprivileged user on the host,
 # root and an unprivileged user in a jail, and root in a user namespace of
 # its own.  Deny by default: an unknown op, or a field an op does not take,

@@ -1,5 +1,5 @@
 /* rawclient: hand-built messages to sharebrokerd, for the attack tests
- * (test/broker/broker-attacks.bats).  Unlike the shim it sends whatever it
+ * (test/broker/broker-attacks-peer.bats).  Unlike the shim it sends whatever it
  * is told, well-formed or not, and it also plays the roles of a client that
  * goes quiet and of a fake broker squatting the socket.
  *

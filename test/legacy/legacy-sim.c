@@ -28,7 +28,7 @@
  *
  * A filter cannot see a path or a file's contents: the two hooks are
  * words of LIBSHARE_LEGACY_SIM in COMMAND's environment, which the broker
- * honours as the kernel's answer (daemon/broker/fd.c, sim_lacks()).
+ * honours as the kernel's answer (daemon/broker/base/fd.c, sim_lacks()).
  * LEGACY_SIM_PROFILE, when set, holds PROFILE words taken before the
  * command line's: how a test harness runs every suite on an older ABI.
  * Exit status: 125 when the simulation cannot be set up, 126/127 when

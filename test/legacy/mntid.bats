@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The broker's mount ids without file handles or fdinfo's mnt_id
-# (daemon/broker/mntid.c, issue 23): for descriptors on mount points,
+# (daemon/broker/base/mntid.c, issue 23): for descriptors on mount points,
 # inside mounts, on a file's mount, and beneath mounts that cover them,
 # the id found from mountinfo is the id fdinfo gives.  Runs as root, in a
 # private mount namespace (Makefile.am).

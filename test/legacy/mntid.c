@@ -1,6 +1,6 @@
 /*
  * mntid PATH... [-- COMMAND [ARGS...]] - the broker's two ways to a mount
- * id side by side (daemon/broker/fd.c, mntid.c).  Opens each PATH
+ * id side by side (daemon/broker/base/fd.c, mntid.c).  Opens each PATH
  * (O_PATH), runs COMMAND when given (it may cover them), then prints a
  * line per PATH: "PATH FDINFO MOUNTINFO", the id of fdinfo's mnt_id line
  * and the one mountinfo_mnt_id() finds without it (-errno when none).
@@ -13,39 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "broker.h"
-#include "config.h"
-#include "log.h"
-
-/* fd.c's neighbours in the broker, which nothing here reaches. */
-void log_msg(int level, const char *fmt, ...)
-{
-	(void)level, (void)fmt;
-}
-
-struct handle *handle_of(const struct broker *b, const struct mount *m)
-{
-	(void)b, (void)m;
-	return NULL;
-}
-
-struct handle *handle_awake(struct broker *b, struct mount *m)
-{
-	(void)b, (void)m;
-	return NULL;
-}
-
-struct mount *mount_of_kid(const struct broker *b, int kid)
-{
-	(void)b, (void)kid;
-	return NULL;
-}
-
-unsigned long sysctl_value(const char *path)
-{
-	(void)path;
-	return 0;
-}
+#include "base/base.h"
 
 int main(int argc, char **argv)
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# An open mount table stays live (issue 13 item 3, daemon/broker/fusetab.c):
+# An open mount table stays live (issue 13 item 3, daemon/broker/tab/fusetab.c):
 # through the shim, as on Linux, a read from offset 0 shows the table as
 # it is now, and poll, select and epoll report POLLPRI|POLLERR once after
 # every change: one made through the broker, one propagated between host

@@ -1,4 +1,4 @@
-/* mtparse-test: the broker's mount-table parser (daemon/broker/mtparse.c)
+/* mtparse-test: the broker's mount-table parser (daemon/broker/base/mtparse.c)
  * on golden files (test/unit/golden/NAME.mountinfo or NAME.mounts): each
  * is parsed line by line, printed in a plain form, and compared with
  * NAME.expected.  TAP. */
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mtparse.h"
+#include "base/mtparse.h"
 #define TAP_MAIN
 #include "tap.h"
 

@@ -1,0 +1,145 @@
+/* fd.c: what the kernel says of a descriptor: where it is now and what it
+ * is, from its cache; and how many descriptors the broker may hold.  The
+ * one place that reads /proc/self/fd; which mount a descriptor is on is
+ * mntid.c's to say. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "base/base.h"
+
+char *fd_path(int fd)
+{
+	char proc[64], path[PATH_MAX + 16];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(proc, path, sizeof path - 1);
+	if (n < 0)
+		return NULL;
+	path[n] = '\0';
+	return strdup(path);
+}
+
+/* Whether path is top or below it (every path is below "/"). */
+bool path_under(const char *path, const char *top)
+{
+	size_t t = strlen(top);
+	return strcmp(top, "/") == 0 || (strncmp(path, top, t) == 0 &&
+					 (path[t] == '/' || path[t] == '\0'));
+}
+
+/* Whether the object fd is inside the directory root, as the kernel has
+ * both now. */
+bool fd_within(int fd, int root)
+{
+	char *path = fd_path(fd), *top = fd_path(root);
+	bool in = path && top && !strstr(path, " (deleted)") &&
+		  path_under(path, top);
+	free(path);
+	free(top);
+	return in;
+}
+
+/* fstat(2) from what the kernel has cached: a filesystem whose server
+ * never answers (FUSE, NFS) would block a plain fstat for ever, and with
+ * it the broker.  Type, owner, mode, device and inode number are all the
+ * broker asks, and the cache has them.  As fstat: 0, or -1 and errno.
+ * The raw call: on a kernel without statx (before 4.11) glibc's statx()
+ * emulates it and refuses AT_STATX_DONT_SYNC with EINVAL, so the ENOSYS
+ * that calls for fstat here would never come. */
+int fd_stat(int fd, struct stat *st)
+{
+	struct statx x;
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+		    STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO,
+		    &x) < 0)
+		return errno == ENOSYS ? fstat(fd, st) : -1;
+	*st = (struct stat){
+		.st_dev = makedev(x.stx_dev_major, x.stx_dev_minor),
+		.st_ino = x.stx_ino, .st_mode = x.stx_mode,
+		.st_uid = x.stx_uid, .st_gid = x.stx_gid,
+	};
+	return 0;
+}
+
+/* Whether the kernel stands for one without what ("no-fuse",
+ * "no-fdinfo-mnt-id"): a word of LIBSHARE_LEGACY_SIM, which only the
+ * legacy simulation sets (test/legacy/legacy-sim.c), for what a seccomp
+ * filter cannot take away. */
+bool kernel_lacks(const char *what)
+{
+	static const char *sim;
+	size_t n = strlen(what);
+	if (!sim && !(sim = getenv("LIBSHARE_LEGACY_SIM")))
+		sim = "";
+	for (const char *w = sim; (w = strstr(w, what)); w += n)
+		if ((w == sim || w[-1] == ',') && (w[n] == ',' || !w[n]))
+			return true;
+	return false;
+}
+
+/* The broker holds a descriptor per mount: as many as it may have.  Root
+ * (CAP_SYS_RESOURCE) may raise the hard limit too, up to the kernel's
+ * fs.nr_open; otherwise the soft limit goes up to the hard one. */
+void fd_raise_limit(void)
+{
+	struct rlimit r;
+	unsigned long most = sysctl_value("/proc/sys/fs/nr_open");
+	if (getrlimit(RLIMIT_NOFILE, &r) < 0)
+		return;
+	if (most > r.rlim_max && r.rlim_max != RLIM_INFINITY) {
+		struct rlimit up = { most, most };
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			return;
+	}
+	if (r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
+/* The first descriptor number a handle may not take: FD_SPARE below the
+ * limit stay for serving requests (the socket, a caller's root and cwd,
+ * a path's walk). */
+int fd_room(void)
+{
+	struct rlimit r;
+	if (getrlimit(RLIMIT_NOFILE, &r) < 0 || r.rlim_cur == RLIM_INFINITY ||
+	    r.rlim_cur > INT_MAX)
+		return INT_MAX;
+	return (int)r.rlim_cur > FD_SPARE ? (int)r.rlim_cur - FD_SPARE : 0;
+}
+
+/* Whether fd is on the root of its mount: what a handle must be (a
+ * directory inside a mount is another place of it). */
+bool fd_at_root(int fd)
+{
+#ifdef STATX_ATTR_MOUNT_ROOT
+	struct statx sx;
+	if (statx(fd, "", AT_EMPTY_PATH, 0, &sx) == 0 &&
+	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+		return sx.stx_attributes & STATX_ATTR_MOUNT_ROOT;
+#endif
+	(void)fd;
+	return true;           /* a kernel that cannot say: the id decides */
+}
+
+/* A number the kernel shows under /proc/sys (fs.mount-max, fs.nr_open),
+ * or 0. */
+unsigned long sysctl_value(const char *path)
+{
+	unsigned long n = 0;
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%lu", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	return n;
+}

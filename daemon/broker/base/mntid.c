@@ -1,0 +1,277 @@
+/* mntid.c: the kernel's id of a descriptor's mount: from a file handle,
+ * from fdinfo, and where neither says it (no CONFIG_FHANDLE, or a
+ * filesystem without handles; before Linux 3.15), from
+ * /proc/self/mountinfo.
+ *
+ * The descriptor's path (/proc/self/fd, d_path()) is the chain of
+ * mountpoints up from its own mount, so that mount is one on the
+ * descriptor's device whose mountpoint starts the path.  A walk of the
+ * path reaches the top of what is mounted there (walk()); a descriptor
+ * opened by a path, as nearly all are, is on that mount.  Whether it is:
+ * for a directory, rename(2) of "." to "." answers EXDEV between two
+ * mounts and EBUSY within one, and changes nothing (the kernel compares
+ * the mounts first, fs/namei.c); for a file, device and inode.  A
+ * descriptor beneath a stack (a covered mount's handle) is on one of the
+ * others on its device: the one at the longest mountpoint that starts the
+ * path, unless the same test against the broker's handles says which, or
+ * rules it out.  Where two remain, the table cannot tell: -ENOENT (a
+ * restart's import asks holder.ids then, holder.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "base/base.h"
+#include "base/mtparse.h"
+
+/* A mount on dir of parent; with no parent, the table's root (the mount
+ * whose parent the table does not have, or is itself). */
+static const struct entry *child_on(const struct table *t,
+				    const struct entry *parent,
+				    const char *dir)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct entry *e = &t->v[i];
+		bool child = parent ? e->parent == parent->id :
+			     e->parent == e->id || !table_find(t, e->parent);
+		if (e->id && e != parent && child && strcmp(e->mp, dir) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/* The top of the mounts stacked on dir of parent, parent when none is. */
+static const struct entry *top_at(const struct table *t,
+				  const struct entry *parent, const char *dir)
+{
+	for (const struct entry *up; (up = child_on(t, parent, dir)); )
+		parent = up;
+	return parent;
+}
+
+/* The mount a walk of path reaches now: at each directory on the way,
+ * the top of what is mounted on it. */
+static const struct entry *walk(const struct table *t, const char *path)
+{
+	char dir[PATH_MAX];
+	const struct entry *cur = top_at(t, NULL, "/");
+	size_t n = strlen(path);
+	if (n >= sizeof dir)
+		return NULL;
+	for (size_t i = 1; cur && i <= n; i++)
+		if (path[i] == '/' || path[i] == '\0') {
+			memcpy(dir, path, i);
+			dir[i] = '\0';
+			cur = top_at(t, cur, dir);
+		}
+	return cur;
+}
+
+/* Whether the two directories are on one mount: rename of "." to "."
+ * fails with EXDEV between two mounts, EBUSY within one. */
+static bool same_mount(int a, int b)
+{
+	return renameat(a, ".", b, ".") < 0 && errno == EBUSY;
+}
+
+/* Whether fd is on the mount a walk of path, its own, reaches.  System
+ * calls only: the holder asks it too (holdproc.c). */
+bool fd_reached(int fd, const char *path)
+{
+	struct stat st, top_st;
+	if (fd_stat(fd, &st) < 0)
+		return false;
+	int top = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	bool same = top >= 0 && fd_stat(top, &top_st) == 0 &&
+		    top_st.st_dev == st.st_dev && top_st.st_ino == st.st_ino;
+	if (same && S_ISDIR(st.st_mode))
+		same = same_mount(fd, top);
+	if (top >= 0)
+		close(top);
+	return same;
+}
+
+/* The handles that tell mounts apart (mntid_known()): the descriptor the
+ * broker holds on mount kid, or -1.  Asked through the hold (handle.c),
+ * which sits above this ground and registers itself. */
+static int (*held_fd)(const void *ctx, int kid);
+static const void *held_ctx;
+
+void mntid_known(int (*held)(const void *ctx, int kid), const void *ctx)
+{
+	held_fd = held;
+	held_ctx = ctx;
+}
+
+/* Whether fd is on e's mount: 1, 0 if not, -1 if no handle can say. */
+static int on_handle(int fd, const struct entry *e)
+{
+	int hfd = held_fd ? held_fd(held_ctx, e->id) : -1;
+	struct stat st;
+	if (hfd < 0 || fd_stat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
+		return -1;
+	return same_mount(fd, hfd);
+}
+
+/* Whether e may be the mount of a descriptor at path on dev that is not
+ * on v, the mount the path reaches. */
+static bool candidate(const struct entry *e, const struct entry *v,
+		      const char *path, dev_t dev)
+{
+	return e->id && e != v && entry_dev(e) == dev && path_under(path, e->mp);
+}
+
+/* The length of the longest candidate's mountpoint shorter than limit,
+ * 0 when there is none. */
+static size_t next_len(const struct table *t, const struct entry *v,
+		       const char *path, dev_t dev, size_t limit)
+{
+	size_t best = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t len = strlen(t->v[i].mp);
+		if (len < limit && len > best &&
+		    candidate(&t->v[i], v, path, dev))
+			best = len;
+	}
+	return best;
+}
+
+/* Of the candidates whose mountpoint is len long: the one fd is on, as a
+ * handle says, else the only one no handle rules out; *n of those. */
+static const struct entry *at_len(const struct table *t,
+				  const struct entry *v, const char *path,
+				  int fd, dev_t dev, size_t len, size_t *n)
+{
+	const struct entry *left = NULL;
+	*n = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct entry *e = &t->v[i];
+		if (strlen(e->mp) != len || !candidate(e, v, path, dev))
+			continue;
+		int on = on_handle(fd, e);
+		if (on == 1)
+			return e;
+		if (on < 0)
+			left = (*n)++ ? NULL : e;
+	}
+	return left;
+}
+
+/* A descriptor beneath v: on another mount on dev whose mountpoint starts
+ * path, the longest one, unless the broker's handles rule it out (fd is
+ * then on its mountpoint, beneath it). */
+static int beneath(const struct table *t, const struct entry *v,
+		   const char *path, int fd, dev_t dev)
+{
+	size_t n = 0;
+	for (size_t len = next_len(t, v, path, dev, SIZE_MAX); len && n < 2;
+	     len = next_len(t, v, path, dev, len)) {
+		const struct entry *e = at_len(t, v, path, fd, dev, len, &n);
+		if (e)
+			return e->id;
+	}
+	return -ENOENT;
+}
+
+int mountinfo_mnt_id(int fd)
+{
+	struct table t;
+	struct stat st;
+	char *path = fd_path(fd);
+	int id = !path || path[0] != '/' || strstr(path, " (deleted)") ||
+		 fd_stat(fd, &st) < 0 ? -ENOENT : table_read(&t);
+	if (id == 0) {
+		const struct entry *v = walk(&t, path);
+		id = v && entry_dev(v) == st.st_dev && fd_reached(fd, path) ?
+		     v->id : beneath(&t, v, path, fd, st.st_dev);
+		table_free(&t);
+	}
+	free(path);
+	return id;
+}
+
+/* The mnt_id line of an fdinfo file, -ENODATA without one (before Linux
+ * 3.15), or -errno. */
+static int fdinfo_line(const char *fdinfo)
+{
+	char line[128];
+	int id = -ENODATA;
+	FILE *f = fopen(fdinfo, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "mnt_id: %d", &id) == 1)
+			break;
+	fclose(f);
+	return kernel_lacks("no-fdinfo-mnt-id") ? -ENODATA : id;
+}
+
+/* Whether fdinfo says a descriptor's mount (Linux 3.15 on). */
+bool fdinfo_has_mnt_id(void)
+{
+	int fd = open("/", O_PATH | O_CLOEXEC), id = -ENODATA;
+	char path[64];
+	if (fd >= 0) {
+		snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+		id = fdinfo_line(path);
+		close(fd);
+	}
+	return id != -ENODATA;
+}
+
+/* The mount of any process's descriptor, by its fdinfo path (.../fdinfo/N):
+ * without the line, from the descriptor itself (.../fd/N). */
+int fdinfo_mnt_id(const char *fdinfo)
+{
+	char path[PATH_MAX];
+	const char *num = strrchr(fdinfo, '/');
+	int id = fdinfo_line(fdinfo), fd;
+	if (id != -ENODATA || !num || num - fdinfo < 6 ||
+	    strncmp(num - 6, "fdinfo", 6) != 0)
+		return id;
+	snprintf(path, sizeof path, "%.*sfd%s", (int)(num - 6 - fdinfo),
+		 fdinfo, num);
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) < 0)
+		return -errno;
+	id = fd_mnt_id(fd);
+	close(fd);
+	return id;
+}
+
+/* name_to_handle_at() (Linux 2.6.39) names the mount in one call where the
+ * filesystem can make file handles: asked for a handle of no bytes it
+ * answers EOVERFLOW and the mount id all the same.  fdinfo (four calls: a
+ * path walk resolves a mount at every step) answers for the others (proc,
+ * sysfs, devpts) and for kernels without it; mountinfo (mntid.c) for a
+ * kernel with neither (no CONFIG_FHANDLE, before 3.15). */
+int fd_mnt_id(int fd)
+{
+	char path[64];
+	struct file_handle fh = { .handle_bytes = 0 };
+	int id = -1;
+	if ((name_to_handle_at(fd, "", &fh, &id, AT_EMPTY_PATH) == 0 ||
+	     errno == EOVERFLOW) && id >= 0)
+		return id;
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+	id = fdinfo_line(path);
+	return id == -ENODATA ? mountinfo_mnt_id(fd) : id;
+}
+
+/* dir/name opened (O_PATH) if it is the root of mount kid; the lookup
+ * ends on the top of the stack there, so a mount with anything on its
+ * root is never found this way. */
+int mount_root_open(int dir, const char *name, int kid)
+{
+	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fd_mnt_id(fd) == kid)
+		return fd;
+	close(fd);
+	return -ESTALE;
+}

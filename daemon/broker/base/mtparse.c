@@ -1,0 +1,177 @@
+/* mtparse.c: the kernel's mount table as text: /proc/self/mountinfo, and
+ * /proc/mounts before Linux 2.6.26.  Parsing only, no system call but
+ * reading a file; test/unit/mtparse-test.c checks it on golden files.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include "base/mtparse.h"
+#include "vec.h"
+
+/* mountinfo's octal escapes (\040 and friends), in place. */
+char *unescape(char *s)
+{
+	char *o = s;
+	for (char *i = s; *i; i++, o++)
+		if (i[0] == '\\' && i[1] >= '0' && i[1] <= '3' &&
+		    i[2] >= '0' && i[2] <= '7' && i[3] >= '0' && i[3] <= '7') {
+			*o = (char)((i[1] - '0') << 6 | (i[2] - '0') << 3 |
+				    (i[3] - '0'));
+			i += 3;
+		} else {
+			*o = *i;
+		}
+	*o = '\0';
+	return s;
+}
+
+/* Splits one line into e (pointing into it); -EINVAL when malformed. */
+int mt_parse_line(char *line, struct entry *e)
+{
+	char *f[32], *save = NULL;
+	int n = 0, dash = -1;
+	for (char *t = strtok_r(line, " \n", &save); t && n < 32;
+	     t = strtok_r(NULL, " \n", &save)) {
+		if (dash < 0 && n >= 6 && strcmp(t, "-") == 0)
+			dash = n;
+		f[n++] = t;
+	}
+	if (dash < 0 || n != dash + 4)
+		return -EINVAL;
+	memset(e, 0, sizeof *e);
+	e->id = atoi(f[0]);
+	e->parent = atoi(f[1]);
+	snprintf(e->dev, sizeof e->dev, "%s", f[2]);
+	e->root = unescape(f[3]);
+	e->mp = unescape(f[4]);
+	e->opts = f[5];
+	for (int i = 6; i < dash; i++)
+		e->propagates = true;  /* shared:N, master:N, unbindable */
+	e->type = unescape(f[dash + 1]);
+	e->source = unescape(f[dash + 2]);
+	e->sbopts = f[dash + 3];
+	return 0;
+}
+
+/* A line of /proc/mounts, where mountinfo is missing (before Linux
+ * 2.6.26): no ids, parents or roots.  Ids are made up, each mount's parent
+ * is the last earlier mount at or above its mountpoint, its root is taken
+ * to be the filesystem's root, and block devices stand for superblocks. */
+int mt_parse_mounts_line(char *line, struct entry *e, struct entry *v,
+			     size_t i)
+{
+	char *f[6], *save = NULL;
+	int n = 0;
+	for (char *t = strtok_r(line, " \n", &save); t && n < 6;
+	     t = strtok_r(NULL, " \n", &save))
+		f[n++] = t;
+	if (n < 4)
+		return -EINVAL;
+	memset(e, 0, sizeof *e);
+	e->id = (int)i + 1;
+	e->guessed = true;
+	e->source = unescape(f[0]);
+	e->mp = unescape(f[1]);
+	e->type = unescape(f[2]);
+	e->opts = e->sbopts = f[3];
+	e->root = "/";
+	for (size_t j = i; j-- > 0; )
+		if (dir_under(e->mp, v[j].mp)) {
+			e->parent = v[j].id;
+			break;
+		}
+	if (strncmp(e->source, "/dev/", 5) == 0)
+		snprintf(e->dev, sizeof e->dev, "%s", e->source);
+	else
+		snprintf(e->dev, sizeof e->dev, "#%zu", i);
+	return 0;
+}
+
+/* The kernel's superblock of an entry ("major:minor"). */
+dev_t entry_dev(const struct entry *e)
+{
+	unsigned maj, min;
+	return sscanf(e->dev, "%u:%u", &maj, &min) == 2 ? makedev(maj, min) : 0;
+}
+
+/* The lines of a file, malloc'ed; -errno when it cannot be read. */
+int read_lines(const char *path, char ***out, size_t *count)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL, **lines = NULL;
+	size_t cap = 0, n = 0, room = 0;
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0 && !VEC_PUSH(lines, n, room, line))
+		line = NULL;
+	free(line);
+	fclose(f);
+	*out = lines;
+	*count = n;
+	return 0;
+}
+
+void free_lines(char **lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	int x = (*(struct entry *const *)a)->id;
+	int y = (*(struct entry *const *)b)->id;
+	return (x > y) - (x < y);
+}
+
+/* Sorted by id, so that an entry is found in log n: with 100,000 mounts
+ * a linear search per entry is 10^10 steps. */
+struct entry **entry_index(struct entry *v, size_t n)
+{
+	struct entry **ix = malloc((n ? n : 1) * sizeof *ix);
+	for (size_t i = 0; ix && i < n; i++)
+		ix[i] = &v[i];
+	if (ix)
+		qsort(ix, n, sizeof *ix, by_id);
+	return ix;
+}
+
+struct entry *entry_find(struct entry **ix, size_t n, int id)
+{
+	struct entry key = { .id = id }, *k = &key;
+	struct entry **e = bsearch(&k, ix, n, sizeof *ix, by_id);
+	return e ? *e : NULL;
+}
+
+void table_free(struct table *t)
+{
+	free(t->ix);
+	free(t->v);
+	free_lines(t->lines, t->n);
+	memset(t, 0, sizeof *t);
+}
+
+int table_read(struct table *t)
+{
+	memset(t, 0, sizeof *t);
+	int err = read_lines("/proc/self/mountinfo", &t->lines, &t->n);
+	if (err)
+		return err;
+	t->v = calloc(t->n ? t->n : 1, sizeof *t->v);
+	for (size_t i = 0; t->v && i < t->n; i++)
+		if (mt_parse_line(t->lines[i], &t->v[i]) < 0)
+			memset(&t->v[i], 0, sizeof t->v[i]);
+	if (!t->v || !(t->ix = entry_index(t->v, t->n))) {
+		table_free(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+struct entry *table_find(const struct table *t, int id)
+{
+	return entry_find(t->ix, t->n, id);
+}

@@ -1,0 +1,48 @@
+/* mntns.c: callers in another mount namespace than the broker's.
+ *
+ * On a systemd host the broker runs in a namespace of its own where every
+ * mount is private (libshare.service; docs/design.md, a kernel that
+ * propagates already).  A jail started outside it names paths of another
+ * table: the broker would mount into its own namespace, where the caller
+ * never sees the result, and read places the caller does not have.  Such
+ * a caller is refused with EXDEV (the mount cannot cross namespaces) and a
+ * log line naming the way in, libshare-enter.  A kernel without mount
+ * namespaces has one table for all, and nothing to check.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "base/log.h"
+#include "door/door.h"
+#include "libshare_proto.h"
+
+static struct stat own;
+static bool known;
+
+void mntns_init(void)
+{
+	known = stat("/proc/self/ns/mnt", &own) == 0;
+}
+
+int mntns_check(unsigned op, pid_t pid, int proc)
+{
+	struct stat st;
+	if (!known || op == LS_OP_STATUS)
+		return 0;
+	/* gone already, or /proc hides it: the request fails later on its
+	 * own (identity.c reads the same /proc/<pid>) */
+	if (fstatat(proc, "ns/mnt", &st, 0) < 0)
+		return 0;
+	if (st.st_dev == own.st_dev && st.st_ino == own.st_ino)
+		return 0;
+	log_msg(LOG_WARNING, "pid %d is in mount namespace mnt:[%lu], not the "
+		"broker's mnt:[%lu]: its %s cannot reach the broker's mounts "
+		"nor the broker its; start it through libshare-enter(8), "
+		"which enters the broker's namespace (nsenter -m -t %d)",
+		(int)pid, (unsigned long)st.st_ino, (unsigned long)own.st_ino,
+		ls_op_name(op), (int)getpid());
+	return -EXDEV;
+}

@@ -1,0 +1,157 @@
+/* copy.c: a BIND step's mount made straight on its place.  The kernel
+ * binds the source's handle onto the place, opened beneath the parent's
+ * handle as open_loc() opens places (no symlink followed, no other mount
+ * crossed on the way), and the copy's handle is then opened by the
+ * place's name from its directory.  No staging directory, no move, no
+ * rmdir: those were most of a fan-out's cost (issue 10).
+ *
+ * What this way cannot reach goes the staged way (exec.c make(), which
+ * this returns -EAGAIN for): a copy on its parent's own root (no
+ * directory to name it from), a place behind a covered directory (the
+ * staged way moves covers aside), any error before the kernel is asked.
+ *
+ * Crash recovery: before the bind, the step's progress records "P", the
+ * kernel id of the mount on top of the place and the source's superblock
+ * (intent_pending()); the record's "to" is the place's path.  A broker
+ * killed after the bind but before "D" leaves a copy recover.c finds as
+ * the one mount of that superblock at that path whose parent is that
+ * top: the top had nothing on it when the bind began.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "broker.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "exec/exec.h"
+#include "hold/hold.h"
+#include "persist/persist.h"
+
+/* The directory of place (p, dir), opened beneath p's handle (p's
+ * handle itself, *own false, when it is p's root: a receiver's own
+ * directory, the common case), and the place's last name; -EAGAIN when
+ * dir is p's root or its last name is not a plain one. */
+static int open_dir(struct request *r, struct mount *p, const char *dir,
+		    int *fd, bool *own, char name[NAME_MAX + 1])
+{
+	const char *slash = strrchr(dir, '/');
+	size_t len = slash ? strlen(slash + 1) : 0;
+	const struct handle *h = handle_of(r->b, p);
+	if (!h || !len || len > NAME_MAX || strcmp(dir, p->root) == 0 ||
+	    !dir_under(dir, p->root) || strcmp(slash + 1, ".") == 0 ||
+	    strcmp(slash + 1, "..") == 0)
+		return -EAGAIN;
+	memcpy(name, slash + 1, len + 1);
+	char *up = strndup(dir, slash == dir ? 1 : (size_t)(slash - dir));
+	int err = up ? 0 : -ENOMEM;
+	*own = up && strcmp(up, p->root) != 0;
+	if (!*own)
+		*fd = h->fd;
+	else
+		err = open_loc(r, p, up, false, fd, NULL);
+	free(up);
+	return err;
+}
+
+/* The source of the copy m: its source's handle itself when m shows that
+ * mount's whole root (*own false), else a place opened beneath it. */
+static int open_source(struct request *r, const struct step *s,
+		       const struct mount *m, int *fd, bool *own,
+		       const struct handle **sh)
+{
+	struct mount *src = mount_by_id(&r->b->g, s->src);
+	*sh = src ? handle_of(r->b, src) : NULL;
+	if (!*sh)
+		return -EAGAIN;
+	*own = strcmp(m->root, src->root) != 0;
+	if (!*own) {
+		*fd = (*sh)->fd;
+		return 0;
+	}
+	return open_loc(r, src, m->root, false, fd, NULL);
+}
+
+/* The place itself, which must not be a symlink (one swapped in since
+ * the lookup, as open_loc() refuses it): a directory's by O_DIRECTORY,
+ * which fails on one, at no cost; a file's by its type. */
+static int open_place(int dir, const char *name, bool file)
+{
+	struct stat st;
+	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC |
+			(file ? 0 : O_DIRECTORY));
+	if (fd >= 0 && file && (fd_stat(fd, &st) < 0 || S_ISLNK(st.st_mode))) {
+		close(fd);
+		return -ELOOP;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/* The copy just bound on place `at` (dir's entry name), taken as m's
+ * handle.  What the name opens must be a mount the graph does not know,
+ * of the source's superblock: else the jail renamed another directory
+ * into the place before the bind, which then went onto the old one,
+ * wherever it is now; that copy is detached (umount2 takes the top of
+ * the place's stack, LOOKUP_MOUNTPOINT) and the request meets a stale
+ * name (EIO, request.c runs it again). */
+static int take_copy(struct broker *b, struct mount *m, int dir,
+		     const char *name, int at, int top, dev_t dev)
+{
+	struct stat st;
+	char buf[64];
+	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int kid = fd >= 0 ? fd_mnt_id(fd) : -1;
+	int err = fd < 0 ? -errno : 0;
+	if (!err && (kid < 0 || kid == top || mount_of_kid(b, kid) ||
+		     fd_stat(fd, &st) < 0 || st.st_dev != dev))
+		err = -EIO;
+	if (!err && !(err = handle_set(b, m, fd, kid, &st)))
+		return 0;
+	log_msg(LOG_WARNING, "mount %u: its copy at %s is not where it was "
+		"bound: detached", m->id, m->mp);
+	if (fd >= 0)
+		close(fd);
+	umount2(FDPATH(buf, at), MNT_DETACH);
+	return err;
+}
+
+/* Step s (BIND, with a parent) made on its place; -EAGAIN: not this way,
+ * nothing done. */
+int copy_bind(struct request *r, const struct step *s, struct mount *m)
+{
+	struct broker *b = r->b;
+	struct mount *p = mount_by_id(&b->g, s->parent);
+	const struct handle *sh;
+	char name[NAME_MAX + 1], from[64], to[64];
+	int dir = -1, at = -1, src = -1, top = -1, err;
+	bool own = false, owndir = false;
+	if (!p || open_dir(r, p, s->dir, &dir, &owndir, name) < 0)
+		return -EAGAIN;
+	if ((err = open_source(r, s, m, &src, &own, &sh)) < 0)
+		err = -EAGAIN;
+	else if ((at = open_place(dir, name, sh->m->file)) < 0 ||
+		 (top = fd_mnt_id(at)) < 0)
+		err = -EAGAIN;     /* the staged way gives the kernel's errno */
+	if (!err) {
+		intent_pending(b, s, top, sh->dev);
+		if (mount(FDPATH(from, src), FDPATH(to, at), NULL, MS_BIND,
+			  NULL) < 0)
+			err = -errno;
+		else
+			fault_copy();
+		if (!err)
+			err = take_copy(b, m, dir, name, at, top, sh->dev);
+	}
+	if (at >= 0)
+		close(at);
+	if (own && src >= 0)
+		close(src);
+	if (owndir)
+		close(dir);
+	return err;
+}

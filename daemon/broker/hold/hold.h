@@ -1,0 +1,88 @@
+/* hold.h: the hold room (daemon/broker/hold/): the broker's hold on the
+ * mounts of its graph.  A handle (an O_PATH descriptor on a mount's root,
+ * handle.c) for every mount, found by the graph's mount, the kernel's id
+ * or an address; a handle let go for the kernel's expiry mark (expire.c);
+ * the import of the host's table and the graph kept in step with it
+ * (import.c); a descriptor's place in the graph (named.c); and the holder,
+ * which keeps covered mounts within reach across a restart (holder.h).
+ *
+ * May call the ground (base/) only.  Everything above reaches a mount
+ * through here.
+ */
+#ifndef LS_HOLD_H
+#define LS_HOLD_H
+
+#include "broker.h"
+
+/* The executor's hold on one mount of the graph: an O_PATH descriptor on
+ * its root.  Through /proc/self/fd/N it reaches the mount even when other
+ * mounts cover it (docs/design.md, hidden mounts). */
+struct handle {
+	uint64_t seq;          /* the engine mount's seq: key of by_seq */
+	uint64_t made;         /* when the kernel made the mount, in the
+				  order its table lists them (state.c) */
+	int fd;
+	int kid;               /* the kernel's mount id (fdinfo mnt_id) */
+	dev_t dev;             /* its superblock */
+	struct mount *m;
+	bool asleep;           /* fd -1: let go for the kernel's MNT_EXPIRE
+				  mark, which it must not clear (expire.c) */
+	int place;             /* asleep: the directory it is mounted in */
+	char *name;            /* and its name there, malloc'ed */
+	UT_hash_handle hh, hk; /* by_seq, by_kid */
+};
+
+struct devref {                /* a superblock the graph holds mounts of */
+	dev_t dev;
+	struct fs *fs;
+	unsigned n;            /* handles on it */
+	UT_hash_handle hh;
+};
+
+/* handle.c */
+struct stat;
+int handle_add(struct broker *b, struct mount *m, int fd);
+int handle_take(struct broker *b, struct mount *m, int fd, int kid);
+int handle_put(struct broker *b, struct mount *m, int fd, int kid, dev_t dev);
+int handle_set(struct broker *b, struct mount *m, int fd, int kid,
+	       const struct stat *st);
+void handle_rekey(struct broker *b);
+struct handle *handle_of(const struct broker *b, const struct mount *m);
+struct mount *mount_of_kid(const struct broker *b, int kid);
+int handle_fd_of_kid(const void *b, int kid);   /* for mntid_known() */
+struct mount *mount_at_ptr(const struct broker *b, const void *p);
+void handle_drop(struct broker *b, struct handle *h);
+struct fs *fs_of_dev(const struct broker *b, dev_t dev);
+/* where the kernel has m now, malloc'ed: a namespace's under its root */
+char *kernel_path(const struct broker *b, const struct mount *m);
+void expiry_forget(struct handle *h);  /* a sleeper's place let go */
+
+/* named.c: a descriptor's place in the graph; _at: with its fd_path()
+ * and fd_stat() read */
+int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
+int fd_loc_at(struct broker *b, int fd, const char *path,
+	      const struct stat *st, struct loc *out, char **dirbuf);
+void named_free(struct named *n);
+int named_top(struct broker *b, struct named *n);
+
+/* expire.c: MNT_EXPIRE with the kernel's own mark (issue 29) */
+struct entry;                  /* a mount of the kernel's table */
+struct handle *handle_known(const struct broker *b, const struct mount *m);
+struct handle *handle_awake(struct broker *b, struct mount *m);
+struct handle *expiry_wake(struct broker *b, struct mount *m);
+char *sleeper_path(const struct handle *h);
+void expiry_load(struct broker *b);
+void expiry_loaded(struct broker *b);
+int expiry_import(struct broker *b, struct entry *e);
+int expiry_mark(struct request *r, struct mount *m);
+int expiry_step(struct request *r, struct mount *m);
+int expiry_wake_plan(struct request *r);
+
+/* import.c */
+int import_table(struct broker *b, const char *mountinfo);
+void handle_import(struct broker *b, struct entry *e);
+int refresh_paths(struct broker *b);
+int sync_table(struct broker *b);
+bool table_changed(struct broker *b);
+
+#endif

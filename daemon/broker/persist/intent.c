@@ -1,0 +1,312 @@
+/* intent.c: the record of a plan, written before the plan runs, so that a
+ * broker killed in the middle of it finds, when it starts again, what it
+ * was doing and finishes or undoes it (recover.c; docs/design.md, "Crash
+ * recovery").
+ *
+ * The record is <state dir>/intent, one line per step:
+ *     <i> <kind> <kid> <major:minor> <progress> <was> <to>
+ * kid the mount's kernel id (0 for a mount the step makes), was where a
+ * moved mount is before its step, to where it goes; progress is a slot
+ * of fixed width written in place as the step advances: "-" not begun,
+ * "S <kid> <dev>" made and held (NEW, BIND), "P <top> <dev>" a BIND
+ * about to be made on its place, "to", on top of mount top (copy.c),
+ * "D ..." done.  A plan that cannot be undone (it unmounts) also carries
+ * what it changes in the saved state ("delta", then the journal's
+ * operations with "= ", stcache.c): as large as the change, not as the
+ * graph.  The last line is "end": a record without it was cut short
+ * before any step ran.  After it, one line is appended for every mount
+ * the executor moves aside for the time of a move (exec.c, move_to()),
+ * before it goes:
+ *     aside <kid> <major:minor> <P|B> <was> <to>
+ * P while it is away, B once it is back (written in place).
+ *
+ * Durable means written to the file: the kernel keeps a write() across
+ * the broker's death.  There is no fsync: a machine that crashes loses
+ * every mount, and with them what the record is about.
+ *
+ * Fault injection (tests only): LIBSHARE_FAULT=step:K kills the broker
+ * at its K-th kill point (after a step, or after a mount is moved aside
+ * within one), save:K in the middle of its K-th write of the intent or
+ * the state, fail:K makes that write fail with ENOSPC instead; file:PATH
+ * reads such a spec from PATH when a plan starts (and removes PATH),
+ * counting from there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+#include "broker.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "hold/hold.h"
+#include "persist/persist.h"
+
+enum { SLOT = 32 };            /* width of a progress slot */
+
+/* Where a moved mount is when step i runs: where an earlier step of the
+ * plan took it, else where the kernel has it now. */
+static char *was_of(struct broker *b, size_t i, char **to)
+{
+	const struct step *s = &b->g.steps[i];
+	for (size_t j = i; j-- > 0; )
+		if (b->g.steps[j].mnt == s->mnt && to[j])
+			return strdup(to[j]);
+	struct mount *m = mount_by_id(&b->g, s->mnt);
+	struct handle *h = m ? handle_of(b, m) : NULL;
+	return h ? fd_path(h->fd) : NULL;
+}
+
+/* m's park place (exec.c, park()) as the kernel's table will name it:
+ * no symlink, no "..". */
+static char *park_of(struct broker *b, const struct mount *m)
+{
+	char *p = NULL, *park = realpath(b->park, NULL);
+	if (park && asprintf(&p, "%s/%llu", park,
+			     (unsigned long long)m->seq) < 0)
+		p = NULL;
+	free(park);
+	return p;
+}
+
+/* Where step i takes its mount: a park place, or its place in the graph
+ * as the plan leaves it (a BIND's: where recovery looks for a copy made
+ * in place, copy.c). */
+static char *to_of(struct broker *b, const struct step *s)
+{
+	struct mount *m = mount_by_id(&b->g, s->mnt);
+	if (s->kind == STEP_PARK && m)
+		return park_of(b, m);
+	if ((s->kind == STEP_MOVE || s->kind == STEP_BIND) && m)
+		return kernel_path(b, m);
+	return NULL;
+}
+
+static void put_path(FILE *f, const char *p)
+{
+	fputc(' ', f);
+	if (p)
+		put_escaped(f, p);
+	else
+		fputc('-', f);
+}
+
+/* The steps' lines; to[i] is kept for the later steps' was_of(). */
+static int put_steps(struct broker *b, FILE *f, char **to)
+{
+	struct graph *g = &b->g;
+	for (size_t i = 0; i < g->nsteps; i++) {
+		const struct step *s = &g->steps[i];
+		struct mount *m = mount_by_id(g, s->mnt);
+		struct handle *h = m ? handle_known(b, m) : NULL;
+		bool moves = s->kind == STEP_MOVE || s->kind == STEP_PARK;
+		char *was = moves ? was_of(b, i, to) : NULL;
+		to[i] = moves || s->kind == STEP_BIND ? to_of(b, s) : NULL;
+		fprintf(f, "%zu %s %d %u:%u ", i, step_name(s->kind),
+			h ? h->kid : 0, h ? major(h->dev) : 0,
+			h ? minor(h->dev) : 0);
+		fflush(f);
+		b->intent.slot[i] = ftello(f);
+		fprintf(f, "%-*s", SLOT, "-");
+		put_path(f, was);
+		put_path(f, to[i]);
+		fputc('\n', f);
+		bool lost = moves && (!was || !to[i]);
+		free(was);
+		if (lost)
+			return -EIO;   /* a place the kernel cannot name */
+	}
+	return 0;
+}
+
+/* What the plan changes in the saved state (stdelta.c), each line "= "
+ * and an operation: what recover.c appends to the journal if a crash
+ * leaves the plan to be finished.  Paths are the graph's: the plan has
+ * not run.  Only for plans whose mounts all exist before they run (no
+ * NEW or BIND: their ids are the kernel's to give). */
+static int put_delta(struct broker *b, FILE *f)
+{
+	char *text;
+	size_t len;
+	int err = state_delta(b, true, &text, &len);
+	for (char *p = text, *nl; !err && p && *p; p = nl + 1) {
+		if (!(nl = strchr(p, '\n')))
+			break;
+		fprintf(f, "= %.*s\n", (int)(nl - p), p);
+	}
+	free(text);
+	return err;
+}
+
+static int put_record(struct broker *b, FILE *f)
+{
+	struct graph *g = &b->g;
+	char **to = calloc(g->nsteps + 1, sizeof *to);
+	if (!to)
+		return -ENOMEM;
+	fprintf(f, "libshare-intent 1 %llu %zu\n", b->intent.serial, g->nsteps);
+	int err = put_steps(b, f, to);
+	if (!err && !plan_undoable(g)) {
+		fputs("delta\n", f);
+		err = put_delta(b, f);
+	}
+	fputs("end\n", f);
+	for (size_t i = 0; i < g->nsteps; i++)
+		free(to[i]);
+	free(to);
+	return err;
+}
+
+/* Before the open plan runs: its record, durable, or the errno that
+ * stops it (nothing done yet).  A kept plan the state file still lacks
+ * is saved first: the record about to be replaced is its only copy. */
+int intent_begin(struct broker *b)
+{
+	struct intent *in = &b->intent;
+	char *text = NULL;
+	size_t len = 0;
+	int err;
+	if (in->fd < 0)
+		return -EBADF;
+	/* the record's delta is against the saved state: it must be the
+	 * graph's before the plan (a save behind is written whole) */
+	if ((in->behind || !b->st.valid) && (err = state_full(b)))
+		return err;
+	in->behind = false;
+	if (b->g.nsteps > in->nslot) {
+		off_t *v = realloc(in->slot, b->g.nsteps * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		in->slot = v;
+		in->nslot = b->g.nsteps;
+	}
+	if (!in->serial)
+		in->serial = (unsigned long long)time(NULL) << 24;
+	in->serial++;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	err = put_record(b, f);
+	if (fclose(f) != 0)
+		err = err ?: -ENOMEM;
+	if (!err && !in->empty && ftruncate(in->fd, 0) < 0)
+		err = -errno;
+	in->empty = false;
+	if (!err && (err = save_put(in->fd, text, len, 0)))
+		intent_end(b);         /* a half record: nothing to recover */
+	in->end = err ? 0 : (off_t)len;
+	free(text);
+	if (err)
+		log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,
+			strerror(-err));
+	return err;
+}
+
+/* Step s's progress slot, written in place of bytes the file has: it
+ * needs no room. */
+static void put_slot(struct broker *b, const struct step *s, char what,
+		     int kid, dev_t dev)
+{
+	struct intent *in = &b->intent;
+	size_t i = (size_t)(s - b->g.steps);
+	char slot[SLOT + 1];
+	if (in->fd < 0 || i >= in->nslot)
+		return;
+	snprintf(slot, sizeof slot, "%c %d %u:%u", what, kid, major(dev),
+		 minor(dev));
+	memset(slot + strlen(slot), ' ', SLOT - strlen(slot));
+	if (pwrite(in->fd, slot, SLOT, in->slot[i]) != SLOT)
+		log_msg(LOG_WARNING, "%s/intent: progress: %s", b->state_dir,
+			strerror(errno));
+}
+
+/* Progress of step s: 'S' its new mount made (h), 'D' done. */
+void intent_step(struct broker *b, const struct step *s, char what,
+		 const struct handle *h)
+{
+	put_slot(b, s, what, h ? h->kid : 0, h ? h->dev : 0);
+}
+
+/* A copy about to be bound on its place (copy.c): 'P', the mount on top
+ * of the place and the source's superblock, from which recovery finds
+ * the copy should the broker die before the step is done. */
+void intent_pending(struct broker *b, const struct step *s, int top,
+		    dev_t dev)
+{
+	put_slot(b, s, 'P', top, dev);
+}
+
+/* Before m, which covers the place of a move, goes to its park place:
+ * its line (above), appended, or the errno that keeps it where it is
+ * (an append needs room).  *slot: where intent_back() writes. */
+int intent_aside(struct broker *b, const struct mount *m, off_t *slot)
+{
+	struct intent *in = &b->intent;
+	struct handle *h = handle_of(b, m);
+	char *text = NULL, *was = h ? fd_path(h->fd) : NULL;
+	char *to = park_of(b, m);
+	size_t len = 0;
+	int err = in->fd < 0 ? -EBADF : !was || !to ? -EIO : 0;
+	FILE *f = err ? NULL : open_memstream(&text, &len);
+	if (!err && !f)
+		err = -ENOMEM;
+	if (f) {
+		fprintf(f, "aside %d %u:%u ", h->kid, major(h->dev),
+			minor(h->dev));
+		fflush(f);
+		*slot = in->end + ftello(f);
+		fputc('P', f);
+		put_path(f, was);
+		put_path(f, to);
+		fputc('\n', f);
+		if (fclose(f) != 0)
+			err = -ENOMEM;
+	}
+	ssize_t n = err ? 0 : pwrite(in->fd, text, len, in->end);
+	if (!err && n != (ssize_t)len)
+		err = n < 0 ? -errno : -ENOSPC;
+	if (!err)
+		in->end += (off_t)len;
+	else
+		log_msg(LOG_WARNING, "%s/intent: aside: %s", b->state_dir,
+			strerror(-err));
+	free(text);
+	free(was);
+	free(to);
+	return err;
+}
+
+/* The mount intent_aside() recorded at slot is back in its place. */
+void intent_back(struct broker *b, off_t slot)
+{
+	if (b->intent.fd >= 0 && pwrite(b->intent.fd, "B", 1, slot) != 1)
+		log_msg(LOG_WARNING, "%s/intent: progress: %s", b->state_dir,
+			strerror(errno));
+}
+
+/* The plan is over (kept and saved, or undone): its record goes, unless
+ * the state file still lacks it. */
+void intent_end(struct broker *b)
+{
+	if (b->intent.fd < 0 || b->intent.behind)
+		return;
+	b->intent.empty = ftruncate(b->intent.fd, 0) == 0;
+	if (!b->intent.empty)
+		log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,
+			strerror(errno));
+}
+
+/* Whether every step of the open plan can be undone: new mounts can go
+ * and moved ones go back, an unmount or a remount cannot be taken back. */
+bool plan_undoable(const struct graph *g)
+{
+	for (size_t i = 0; i < g->nsteps; i++)
+		if (g->steps[i].kind != STEP_NEW && g->steps[i].kind != STEP_BIND &&
+		    g->steps[i].kind != STEP_MOVE && g->steps[i].kind != STEP_PARK)
+			return false;
+	return true;
+}

@@ -1,0 +1,338 @@
+/* identity.c: who the caller is, from the kernel alone.
+ *
+ * SO_PEERCRED names the process that connected; /proc/<pid> gives its
+ * credentials, capabilities, root and cwd.  A pid can be reused: a client
+ * can connect, hand the connection to a child and exit, and wait for a
+ * privileged process to get its pid.  So the process read must be the one
+ * that holds the connection's other end, before and after the reading
+ * (holds()): a pid cannot be reused twice in that time.
+ *
+ * Privilege is what the kernel recorded when the caller connected
+ * (SO_PEERCRED: its effective uid then), combined with what /proc says
+ * when the request is served; the lesser of the two counts.  /proc alone
+ * would be read too late: a user can connect, send a request, then exec a
+ * set-user-ID program that inherits the connection (su waiting for a
+ * password), and by the time the broker reads /proc/PID/status the same
+ * pid holds the socket with euid 0 and every capability.  So a caller that
+ * was not root at connect has no capability here, whatever it has become,
+ * and one that gave up root since connecting has what it has now.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "broker.h"
+#include "base/base.h"
+#include "resolve/resolve.h"
+
+static bool cap(unsigned long long caps, int bit)
+{
+	return caps >> bit & 1;
+}
+
+/* Whether the process of /proc directory proc is in the broker's user
+ * namespace (kernels without user namespaces have one).  The broker's own
+ * is read once: it never moves. */
+static bool same_userns(int proc)
+{
+	static struct stat mine;
+	static int known = -1;  /* 1: mine read; 0: no namespaces to read */
+	struct stat theirs;
+	if (known < 0)
+		known = stat("/proc/self/ns/user", &mine) == 0;
+	if (!known)
+		return true;
+	return fstatat(proc, "ns/user", &theirs, 0) == 0 &&
+	       mine.st_ino == theirs.st_ino && mine.st_dev == theirs.st_dev;
+}
+
+/* /proc/<pid>/status whole, in one read where it fits (it always does but
+ * for a process in thousands of groups): NUL-terminated, malloc'ed. */
+static char *read_small(int dir, const char *name)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap), *more;
+	ssize_t n = 0;
+	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+	while (fd >= 0 && buf && (n = read(fd, buf + len, cap - len - 1)) > 0 &&
+	       (len += (size_t)n) == cap - 1 && (more = realloc(buf, cap *= 2)))
+		buf = more;
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 || n < 0) {
+		free(buf);
+		return NULL;
+	}
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+/* Credentials as permission checks see them now (fsuid, fsgid, groups),
+ * bounded by those of the connect: p->uid and p->gid hold SO_PEERCRED's
+ * on entry.  Root at connect: what it is now (it may have dropped
+ * privilege since).  Not root at connect: that. */
+static int read_status(struct peer *p, int proc)
+{
+	char *text, *line, *next;
+	unsigned uid = (unsigned)-1, gid = (unsigned)-1;
+	if (!(text = read_small(proc, "status")))
+		return -ESRCH;
+	for (line = text; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		unsigned r, e, s, fs;
+		if (!strchr("UG", line[0]))
+			continue;      /* sscanf() is dear: 5 lines of 50 */
+		if (sscanf(line, "Uid: %u %u %u %u", &r, &e, &s, &fs) == 4)
+			uid = fs;
+		else if (sscanf(line, "Gid: %u %u %u %u", &r, &e, &s, &fs) == 4)
+			gid = fs;
+		else if (strncmp(line, "Groups:", 7) == 0) {
+			char *q = line + 7, *end;
+			p->ngroups = 0;
+			for (unsigned long g; p->ngroups < 64 &&
+			     (g = strtoul(q, &end, 10), end != q); q = end)
+				p->groups[p->ngroups++] = (gid_t)g;
+		}
+	}
+	free(text);
+	if (p->uid == 0) {
+		p->uid = uid;
+		p->gid = gid;
+	} else if (uid != p->uid) {
+		p->ngroups = 0;    /* /proc's groups are someone else's now */
+	}
+	return 0;
+}
+
+/* The caller's uid, gid and groups, read at their first use: a caller
+ * that was root at connect is mostly served on its capabilities alone
+ * (status is the dearest file of /proc to read).  It is read through the
+ * descriptor of /proc/<pid> that identification checked; a process gone
+ * meanwhile is no one (uid and gid -1, no groups). */
+void peer_creds(struct peer *p)
+{
+	if (!p->creds_due)
+		return;
+	p->creds_due = false;
+	if (p->proc < 0 || read_status(p, p->proc) < 0) {
+		p->uid = (uid_t)-1;
+		p->gid = (gid_t)-1;
+		p->ngroups = 0;
+	}
+}
+
+uid_t peer_uid(struct peer *p)
+{
+	peer_creds(p);
+	return p->uid;
+}
+
+/* The effective capabilities of pid as the kernel has them now (capget:
+ * the CapEff of /proc/<pid>/status, without the rest of that file); none
+ * when it cannot say. */
+static unsigned long long cap_effective(pid_t pid)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3,
+					      (int)pid };
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return d[0].effective | (unsigned long long)d[1].effective << 32;
+}
+
+/* Capabilities: none for a caller that was not root at connect, whatever
+ * it has become; and they count only in the broker's user namespace: in
+ * one of its own (unshare -U -r, open to every user) a process has them
+ * all and no power over the host's mounts, which the kernel knows. */
+static int read_caps(struct peer *p, int proc)
+{
+	if (p->uid != 0)
+		return read_status(p, proc);
+	unsigned long long caps = cap_effective(p->pid);
+	bool home = same_userns(proc);
+	p->cap_admin = home && cap(caps, 21);      /* CAP_SYS_ADMIN */
+	p->cap_search = home && (cap(caps, 1) || cap(caps, 2));
+	p->creds_due = true;
+	return 0;
+}
+
+/* name in the process's /proc directory, or in its thread's (task "").
+ */
+static int open_in(int proc, const char *task, const char *name, int how)
+{
+	char path[64];
+	snprintf(path, sizeof path, "%s%s", task, name);
+	return openat(proc, path, O_PATH | O_CLOEXEC | how);
+}
+
+/* tid: the calling thread, which may have a root and cwd of its own; any
+ * thread of the process (which could chdir all of them anyway), else the
+ * process's.  proc: the process's /proc directory. */
+static int peer_read(struct peer *p, int proc, pid_t pid, pid_t tid,
+		     uid_t uid, gid_t gid)
+{
+	char task[32] = "";
+	memset(p, 0, sizeof *p);
+	p->pid = pid;
+	p->uid = uid;
+	p->gid = gid;
+	p->root = p->cwd = p->proc = -1;
+	if (tid > 0 && tid != pid) {
+		snprintf(task, sizeof task, "task/%d/", (int)tid);
+		if ((p->root = open_in(proc, task, "root", O_DIRECTORY)) < 0)
+			task[0] = '\0';
+	}
+	if (p->root < 0)
+		p->root = open_in(proc, "", "root", O_DIRECTORY);
+	p->cwd = open_in(proc, task, "cwd", 0);
+	if (p->root < 0 || p->cwd < 0 || read_caps(p, proc) < 0) {
+		peer_close(p);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+void peer_close(struct peer *p)
+{
+	if (p->root >= 0)
+		close(p->root);
+	if (p->cwd >= 0)
+		close(p->cwd);
+	if (p->proc >= 0)
+		close(p->proc);
+	p->root = p->cwd = p->proc = -1;
+	free(p->root_path);
+	p->root_path = NULL;
+}
+
+/* The broker's path of the caller's root, read at its first use in the
+ * request: every check of one request sees the same. */
+const char *peer_root(struct peer *p)
+{
+	if (!p->root_path && p->root >= 0)
+		p->root_path = fd_path(p->root);
+	return p->root_path;
+}
+
+/* The broker's socket to the kernel's socket diagnostics, kept: one
+ * query at a time, each answered before the next (sequence numbers tell
+ * a late answer from the one awaited). */
+static int diag_socket(void)
+{
+	static int nl = -1;
+	if (nl < 0)
+		nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+			    NETLINK_SOCK_DIAG);
+	return nl;
+}
+
+/* The inode of the other end of a connected AF_UNIX socket, from the
+ * kernel's socket diagnostics (Linux 3.3); 0 when they cannot tell. */
+static ino_t peer_inode(int sock)
+{
+	static unsigned seq;
+	struct stat st;
+	struct {
+		struct nlmsghdr nh;
+		struct unix_diag_req r;
+	} q = { { sizeof q, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, ++seq, 0 },
+		{ .sdiag_family = AF_UNIX, .udiag_states = ~0u,
+		  .udiag_show = UDIAG_SHOW_PEER,
+		  .udiag_cookie = { ~0u, ~0u } } };
+	long buf[1024];
+	ino_t peer = 0;
+	if (fstat(sock, &st) < 0)
+		return 0;
+	q.r.udiag_ino = (unsigned)st.st_ino;
+	int nl = diag_socket();
+	ssize_t n = nl < 0 || send(nl, &q, sizeof q, 0) != sizeof q ? -1 : 0;
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	while (n >= 0 && (n = recv(nl, buf, sizeof buf, MSG_DONTWAIT)) >= 0 &&
+	       NLMSG_OK(h, (size_t)n) && h->nlmsg_seq != q.nh.nlmsg_seq)
+		;              /* an answer to a query given up on */
+	if (n < 0 || !NLMSG_OK(h, (size_t)n) ||
+	    h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return 0;
+	struct unix_diag_msg *m = NLMSG_DATA(h);
+	int len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof *m));
+	for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, len);
+	     a = RTA_NEXT(a, len))
+		if (a->rta_type == UNIX_DIAG_PEER)
+			peer = *(unsigned *)RTA_DATA(a);
+	return peer;
+}
+
+/* Whether the process of /proc directory proc holds the socket inode ino
+ * at its descriptor fd1 - 1, as the client says it does; a client that
+ * does not say (fd1 0) is looked for among its first SCAN_MAX descriptors
+ * only, so that a caller with thousands of them cannot make every other
+ * caller wait. */
+enum { SCAN_MAX = 1024 };
+
+static bool holds(int proc, ino_t ino, uint32_t fd1)
+{
+	char path[64], link[64], want[40];
+	bool found = false;
+	int seen = 0;
+	snprintf(want, sizeof want, "socket:[%lu]", (unsigned long)ino);
+	if (fd1) {
+		snprintf(path, sizeof path, "fd/%u", fd1 - 1);
+		ssize_t n = readlinkat(proc, path, link, sizeof link - 1);
+		return n > 0 && (link[n] = '\0', strcmp(link, want) == 0);
+	}
+	int dir = openat(proc, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dir < 0 ? NULL : fdopendir(dir);
+	if (!d && dir >= 0)
+		close(dir);
+	for (struct dirent *e; d && !found && seen++ < SCAN_MAX &&
+	     (e = readdir(d)); ) {
+		ssize_t n = readlinkat(dir, e->d_name, link, sizeof link - 1);
+		if (n > 0) {
+			link[n] = '\0';
+			found = strcmp(link, want) == 0;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Reads who is at the other end of sock: -ESRCH when the process that
+ * connected is gone or pid now names another process.  Everything is read
+ * through one descriptor of /proc/<pid>, which stays the process it was
+ * opened on: a pid reused meanwhile reads as gone, not as the new one. */
+int peer_identify(struct peer *p, int sock, const struct ucred *cred,
+		  pid_t tid, uint32_t fd1)
+{
+	char path[32];
+	ino_t end = peer_inode(sock);
+	snprintf(path, sizeof path, "/proc/%d", (int)cred->pid);
+	int proc = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), err;
+	if (proc < 0 || (end && !holds(proc, end, fd1)))
+		err = -ESRCH;
+	else
+		err = peer_read(p, proc, cred->pid, tid, cred->uid, cred->gid);
+	if (!err && end && !holds(proc, end, fd1)) {
+		peer_close(p);
+		err = -ESRCH;
+	}
+	if (!err)
+		p->proc = proc;        /* peer_creds() reads through it */
+	else if (proc >= 0)
+		close(proc);
+	return err;
+}

@@ -1,0 +1,43 @@
+/* resolve.h: the resolution room (daemon/broker/resolve/): who the caller
+ * is, from the kernel alone (identity.c), and what its paths name: a walk
+ * from its root or cwd by its own rules (resolve.c), a plain path in one
+ * lookup (quickwalk.c), and lookups in filesystems whose server may never
+ * answer, handed to a thread (slow.c).
+ *
+ * May call the hold (hold/: a descriptor's place in the graph) and the
+ * ground (base/).
+ */
+#ifndef LS_RESOLVE_H
+#define LS_RESOLVE_H
+
+#include "broker.h"
+
+/* identity.c */
+struct ucred;
+int peer_identify(struct peer *p, int sock, const struct ucred *cred,
+		  pid_t tid, uint32_t fd1);
+void peer_close(struct peer *p);
+const char *peer_root(struct peer *p);  /* where its root is now, or NULL */
+void peer_creds(struct peer *p);        /* uid, gid and groups read */
+uid_t peer_uid(struct peer *p);
+
+/* resolve.c */
+/* RES_MOUNTPOINT: umount2(MNT_EXPIRE)'s target, whose last name, when
+ * it is a sleeping mount (expire.c), is read from the graph, not looked
+ * up: the lookup would clear the mount's mark. */
+enum { RES_FOLLOW = 0, RES_NOFOLLOW = 1, RES_MOUNTPOINT = 2 };
+int resolve(struct request *r, const char *path, int how, struct named *out);
+/* quickwalk.c: a plain path in one lookup; 1: not plain, walk it */
+int quick_walk(struct request *r, const char *path, int how,
+	       struct named *out);
+
+/* slow.c: lookups in filesystems whose server may never answer */
+bool fs_may_stall(const struct fs *fs);
+bool stall_anywhere(struct broker *b);  /* on some mount of the graph */
+int slow_openat(int dir, const char *name); /* O_PATH|O_NOFOLLOW; or
+					       -EINPROGRESS: park */
+int slow_wake_fd(void);        /* readable when a lookup has ended */
+void slow_retrying(bool on);   /* parked requests are served again */
+void slow_forget(void);        /* none is parked: forget the answers */
+
+#endif

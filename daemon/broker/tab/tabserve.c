@@ -1,0 +1,205 @@
+/* tabserve.c: the main thread's side of the served mount tables
+ * (fusetab.h): a caller's descriptor, the renderings that reads from
+ * offset 0 wait for, the change events, and the main loop's two other
+ * sources: the kernel's table changing behind the broker's back, and
+ * those waiting reads.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "broker.h"
+#include "base/log.h"
+#include "hold/hold.h"
+#include "persist/persist.h"
+#include "tab/fuse_abi.h"
+#include "tab/fusetab.h"
+#include "tab/tab.h"
+
+enum { TABLES_MAX = 256 };      /* open at once for one uid */
+
+/* How many tables uid holds open: each holds its rendering in the
+ * broker's memory until its last descriptor closes (FUSE_RELEASE). */
+static unsigned held_by(struct fusetab *t, uid_t uid)
+{
+	unsigned n = 0;
+	pthread_mutex_lock(&t->lock);
+	for (struct tabfile *f = t->files; f; f = f->hh.next)
+		n += f->uid == uid;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+/* A descriptor of the table for root, opened on the broker's filesystem:
+ * the FUSE thread's OPEN takes the announced tabfile (fusetab.c do_open).
+ * The root is kept as the graph's mount and directory, not as a
+ * descriptor: one held by the broker would make the kernel refuse its own
+ * umount of that mount (EBUSY).  One unprivileged uid holds at most
+ * TABLES_MAX. */
+int fusetab_open(struct broker *b, struct loc root, bool info, uid_t uid,
+		 int *pass)
+{
+	struct fusetab *t = b->tab;
+	struct tabfile *f;
+	int fd, err;
+	if (uid != REPLY_UNCOUNTED && held_by(t, uid) >= TABLES_MAX) {
+		log_msg(LOG_WARNING, "uid %u holds %d mount tables open: no "
+			"more until it closes some", (unsigned)uid, TABLES_MAX);
+		return -EMFILE;
+	}
+	if (!(f = calloc(1, sizeof *f)) || !(f->dir = strdup(root.dir))) {
+		tabfile_free(f);
+		return -ENOMEM;
+	}
+	f->uid = uid;
+	f->seq = root.m->seq;
+	f->file_root = root.file;
+	f->info = info;
+	pthread_mutex_lock(&t->lock);
+	t->pending = f;
+	pthread_mutex_unlock(&t->lock);
+	fd = openat(t->root, info ? "mountinfo" : "mounts", O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : 0;
+	pthread_mutex_lock(&t->lock);
+	if (t->pending == f) {     /* not taken: refused, or never asked */
+		t->pending = NULL;
+		tabfile_free(f);
+		if (!err) {
+			close(fd);
+			err = -EIO;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (!err)
+		*pass = fd;
+	return err;
+}
+
+/* The table as f's root sees it now; "" when that mount is gone. */
+static char *render(struct broker *b, const struct tabfile *f, size_t *n)
+{
+	struct handle *h;
+	char *text = NULL;
+	FILE *out = open_memstream(&text, n);
+	if (!out)
+		return NULL;
+	HASH_FIND(hh, b->by_seq, &f->seq, sizeof f->seq, h);
+	if (h) {
+		struct loc root = { h->m, f->dir, f->file_root };
+		(f->info ? render_mountinfo : render_mounts)(&b->g, h->m->ns, root,
+							     out);
+	}
+	return fclose(out) == 0 ? text : (free(text), NULL);
+}
+
+/* The next waiting read, and a copy of what its file renders (its dir
+ * NULL when the file is gone). */
+static struct tabread *next_read(struct fusetab *t, struct tabfile *want)
+{
+	struct tabread *r;
+	struct tabfile *f;
+	pthread_mutex_lock(&t->lock);
+	if ((r = t->reads)) {
+		if (!(t->reads = r->next))
+			t->tail = &t->reads;
+		if ((f = tabfile_of(t, r->fh))) {
+			*want = *f;
+			want->dir = strdup(f->dir);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return r;
+}
+
+/* Every read waiting for a rendering: rendered now, kept for the reads
+ * that continue it, and answered. */
+static void serve_reads(struct broker *b)
+{
+	struct fusetab *t = b->tab;
+	char drain[64];
+	struct tabread *r;
+	struct tabfile want = { 0 }, *f;
+	while (read(t->wake[0], drain, sizeof drain) > 0)
+		;
+	while ((r = next_read(t, &want))) {
+		size_t n = 0;
+		char *text = want.dir ? render(b, &want, &n) : NULL;
+		pthread_mutex_lock(&t->lock);
+		if ((f = tabfile_of(t, r->fh)) && text) {
+			free(f->snap);
+			f->snap = text;
+			f->nsnap = n;
+			text = NULL;
+			reply_slice(t, r, f);
+		} else {
+			fuse_send(t, r->unique, f ? -ENOMEM : -EBADF, NULL, 0,
+				  NULL, 0);
+		}
+		pthread_mutex_unlock(&t->lock);
+		free(text);
+		free(want.dir);
+		want.dir = NULL;
+		free(r);
+	}
+}
+
+/* The mount table changed (semantics.md 1.5): every open table has an
+ * event, and every one a poller waits on is woken.  Jails share the
+ * broker's one namespace, and Linux wakes every poller of a namespace on
+ * any change in it. */
+void fusetab_changed(struct broker *b)
+{
+	struct fusetab *t = b->tab;
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->event++;
+	for (struct tabfile *f = t->files; f; f = f->hh.next)
+		if (f->kh) {
+			struct fuse_notify_poll_wakeup_out o = { f->kh };
+			fuse_send(t, 0, FUSE_NOTIFY_POLL, &o, sizeof o, NULL, 0);
+		}
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* Mounts made or gone behind the broker's back, seen on its watch: the
+ * graph follows at once, not at the next request, so that pollers learn
+ * of them. */
+void follow_drift(struct broker *b)
+{
+	if (sync_table(b) > 0) {
+		log_msg(LOG_WARNING, "mounts changed behind the broker's back: "
+			   "the graph follows the kernel");
+		state_save(b);
+	}
+	fusetab_changed(b);
+}
+
+/* The main loop's other descriptors, at most two, in p. */
+size_t tab_loop_fds(struct broker *b, struct pollfd *p)
+{
+	size_t n = 0;
+	if (b->watch >= 0)         /* POLLPRI: the kernel's change event */
+		p[n++] = (struct pollfd){ .fd = b->watch, .events = POLLPRI };
+	if (b->tab)
+		p[n++] = (struct pollfd){ .fd = b->tab->wake[0], .events = POLLIN };
+	return n;
+}
+
+/* What they said.  poll() itself took the watch's event (the kernel's
+ * mounts_poll reports it once): drift is followed here, not left to
+ * table_changed(). */
+void tab_loop_events(struct broker *b, const struct pollfd *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].revents)
+			continue;
+		if (p[i].fd == b->watch)
+			follow_drift(b);
+		else
+			serve_reads(b);
+	}
+}
