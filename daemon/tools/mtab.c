@@ -8,21 +8,6 @@
 #include "jailtab.h"
 #include "vec.h"
 
-/* mountinfo's octal escapes (\040 for a blank), in place. */
-static void unoctal(char *s)
-{
-	char *o = s;
-	for (; *s; s++)
-		if (s[0] == '\\' && s[1] && s[2] && s[3]) {
-			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-				      (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	*o = '\0';
-}
-
 /* The optional fields of one line: shared:N, master:N, unbindable. */
 static void optional(struct mline *m, const char *w)
 {
@@ -53,9 +38,10 @@ static int parse_line(struct mline *m, char *line)
 			     .source = w[dash + 2] };
 	for (int i = 6; i < dash; i++)
 		optional(m, w[i]);
-	unoctal(m->root);
-	unoctal(m->mp);
-	unoctal(m->source);
+	/* mountinfo's escapes are fstab's (\040 for a blank) */
+	jt_unescape(m->root);
+	jt_unescape(m->mp);
+	jt_unescape(m->source);
 	return 0;
 }
 
