@@ -69,13 +69,20 @@ void mtab_free(struct mtab *t)
 	*t = (struct mtab){ 0 };
 }
 
-/* Whether path is top or below it, by whole components. */
-bool mtab_under(const char *path, const char *top)
+/* The length of top without its trailing slashes; 0 for the root. */
+static size_t top_len(const char *top)
 {
 	size_t n = strlen(top);
 	while (n > 1 && top[n - 1] == '/')
 		n--;
-	if (n == 1)
+	return n == 1 && top[0] == '/' ? 0 : n;
+}
+
+/* Whether path is top or below it, by whole components. */
+bool mtab_under(const char *path, const char *top)
+{
+	size_t n = top_len(top);
+	if (n == 0)
 		return path[0] == '/';
 	return strncmp(path, top, n) == 0 && (!path[n] || path[n] == '/');
 }
@@ -99,12 +106,13 @@ const struct mline *mtab_holder(const struct mtab *t, const char *path,
 	const struct mline *best = NULL;
 	for (size_t i = 0; i < t->n; i++)
 		if (mtab_under(path, t->v[i].mp) &&
-		    (!best || strlen(t->v[i].mp) >= strlen(best->mp)))
+		    (!best || top_len(t->v[i].mp) >= top_len(best->mp)))
 			best = &t->v[i];
 	if (!best)
 		return NULL;
-	const char *rest = path + (strcmp(best->mp, "/") ? strlen(best->mp)
-						       : 0);
+	/* what follows best's mountpoint in path, by mtab_under()'s
+	 * measure ("/mnt/" is "/mnt"): never past path's end */
+	const char *rest = path + top_len(best->mp);
 	if (asprintf(rootpath, "%s%s", strcmp(best->root, "/") || !*rest ?
 		     best->root : "", rest) < 0)
 		return NULL;
