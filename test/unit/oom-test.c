@@ -56,7 +56,8 @@ static void dump_pool(FILE *o, const char *name, const struct idpool *p)
 {
 	unsigned *v = malloc((p->n + 1) * sizeof *v), next = p->next;
 	size_t n = p->n;
-	memcpy(v, p->heap, n * sizeof *v);
+	if (n)                 /* heap is NULL while nothing was freed */
+		memcpy(v, p->heap, n * sizeof *v);
 	qsort(v, n, sizeof *v, by_value);
 	while (n && v[n - 1] == next - 1) {
 		next--;
