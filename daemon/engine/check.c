@@ -93,7 +93,7 @@ static int check_groups(const struct graph *g)
 		if (m && !m->dead && m->group)
 			err = VEC_PUSH(v, n, cap, m);
 	}
-	if (!err)
+	if (!err && n)         /* qsort(NULL, 0): undefined (nonnull) */
 		qsort(v, n, sizeof *v, by_group);
 	for (size_t i = 0, j; !err && i < n; i = j) {
 		for (j = i + 1; j < n && v[j]->group == v[i]->group; j++)

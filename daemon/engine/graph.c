@@ -273,6 +273,8 @@ int mount_rename(struct graph *g, struct mount *m, const char *root,
 	char *r = eng_strdup(root), *p = move ? eng_strdup(mp) : NULL;
 	if (!r || (move && !p)) {
 		free(r);
+		/* -fanalyzer's double free: r and p are two allocations,
+		 * either NULL; it loses them through eng_strdup() */
 		free(p);
 		return -ENOMEM;
 	}

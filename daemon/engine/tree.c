@@ -100,7 +100,8 @@ static int children(const struct mount *m, struct loc root,
 		if (reaches(c, c->root, root) && VEC_PUSH(*v, *n, cap, c))
 			return -ENOMEM;
 	}
-	qsort(*v, *n, sizeof **v, by_id);
+	if (*n)                /* qsort(NULL, 0): undefined (nonnull) */
+		qsort(*v, *n, sizeof **v, by_id);
 	return 0;
 }
 
@@ -117,7 +118,8 @@ static int tops(struct ns *ns, struct loc root, struct mount ***v, size_t *n)
 		    !(m->parent && reaches(m->parent, m->parent->root, root)) &&
 		    VEC_PUSH(*v, *n, cap, m))
 			return -ENOMEM;
-	qsort(*v, *n, sizeof **v, by_id);
+	if (*n)                /* qsort(NULL, 0): undefined (nonnull) */
+		qsort(*v, *n, sizeof **v, by_id);
 	return 0;
 }
 

@@ -28,7 +28,8 @@ void *vec_grow(void *v, size_t *cap, size_t need, size_t size);
 /* Append x: 0, or -ENOMEM with the array unchanged. */
 #define VEC_PUSH(v, n, cap, x) __extension__ ({ \
 	int vp_ = VEC_RESERVE(v, cap, (n) + 1); \
-	if (!vp_) \
+	if (!vp_) /* -fanalyzer: v is NULL only while cap is 0, and then \
+		     VEC_RESERVE() made it non-NULL or failed */ \
 		(v)[(n)++] = (x); \
 	vp_; })
 

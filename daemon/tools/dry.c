@@ -337,12 +337,18 @@ int dry_view(struct dry *d, const char *dir)
 {
 	struct ns *ns = d->ns;
 	struct loc root;
-	char *buf = NULL, *name = strdup(dir), *colon = strstr(name, ":/");
+	char *buf = NULL;
+	const char *colon = strstr(dir, ":/");
 	if (colon && strcmp(colon, ":/") == 0) {   /* NAME:/ a whole namespace */
-		*colon = '\0';
+		char *name = strndup(dir, (size_t)(colon - dir));
+		if (!name) {
+			fprintf(stderr, "sharedry: view %s: %s\n", dir,
+				strerror(ENOMEM));
+			return -1;
+		}
 		ns = named(d, name);
+		free(name);
 	}
-	free(name);
 	if (!ns) {
 		fprintf(stderr, "sharedry: view %s: no such namespace\n", dir);
 		return -1;

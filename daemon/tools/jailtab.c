@@ -54,8 +54,9 @@ static int refuse(struct jt_tab *t, FILE *err, const char *file,
 	return -EINVAL;
 }
 
-/* fstab(5)'s escapes, in place: \NNN in octal, as libmount unmangles. */
-static void unescape(char *s)
+/* fstab(5)'s escapes, in place: \NNN in octal, as libmount unmangles;
+ * a backslash before anything else stays as it is. */
+void jt_unescape(char *s)
 {
 	char *o = s;
 	for (; *s; s++)
@@ -217,7 +218,7 @@ static int parse_line(struct jt_tab *t, FILE *err, const char *path,
 	int n = 0;
 	for (char *s = strtok_r(line, " \t\r\n", &save); s && n < 7;
 	     s = strtok_r(NULL, " \t\r\n", &save))
-		unescape(w[n++] = s);
+		jt_unescape(w[n++] = s);
 	if (n == 0 || w[0][0] == '#')
 		return 0;
 	/* a refused line is counted and reading goes on */

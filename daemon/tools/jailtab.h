@@ -56,6 +56,7 @@ int jt_read_dir(struct jt_tab *t, const char *dir, FILE *err);
 void jt_finish(struct jt_tab *t, FILE *err);
 void jt_free(struct jt_tab *t);
 const char *jt_prop_name(unsigned long prop);
+void jt_unescape(char *s);
 
 /* mtab.c: a mountinfo text (the broker's view, or the engine's) */
 struct mline {

@@ -8,21 +8,6 @@
 #include "jailtab.h"
 #include "vec.h"
 
-/* mountinfo's octal escapes (\040 for a blank), in place. */
-static void unoctal(char *s)
-{
-	char *o = s;
-	for (; *s; s++)
-		if (s[0] == '\\' && s[1] && s[2] && s[3]) {
-			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-				      (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	*o = '\0';
-}
-
 /* The optional fields of one line: shared:N, master:N, unbindable. */
 static void optional(struct mline *m, const char *w)
 {
@@ -53,9 +38,10 @@ static int parse_line(struct mline *m, char *line)
 			     .source = w[dash + 2] };
 	for (int i = 6; i < dash; i++)
 		optional(m, w[i]);
-	unoctal(m->root);
-	unoctal(m->mp);
-	unoctal(m->source);
+	/* mountinfo's escapes are fstab's (\040 for a blank) */
+	jt_unescape(m->root);
+	jt_unescape(m->mp);
+	jt_unescape(m->source);
 	return 0;
 }
 
@@ -83,13 +69,20 @@ void mtab_free(struct mtab *t)
 	*t = (struct mtab){ 0 };
 }
 
-/* Whether path is top or below it, by whole components. */
-bool mtab_under(const char *path, const char *top)
+/* The length of top without its trailing slashes; 0 for the root. */
+static size_t top_len(const char *top)
 {
 	size_t n = strlen(top);
 	while (n > 1 && top[n - 1] == '/')
 		n--;
-	if (n == 1)
+	return n == 1 && top[0] == '/' ? 0 : n;
+}
+
+/* Whether path is top or below it, by whole components. */
+bool mtab_under(const char *path, const char *top)
+{
+	size_t n = top_len(top);
+	if (n == 0)
 		return path[0] == '/';
 	return strncmp(path, top, n) == 0 && (!path[n] || path[n] == '/');
 }
@@ -113,12 +106,13 @@ const struct mline *mtab_holder(const struct mtab *t, const char *path,
 	const struct mline *best = NULL;
 	for (size_t i = 0; i < t->n; i++)
 		if (mtab_under(path, t->v[i].mp) &&
-		    (!best || strlen(t->v[i].mp) >= strlen(best->mp)))
+		    (!best || top_len(t->v[i].mp) >= top_len(best->mp)))
 			best = &t->v[i];
 	if (!best)
 		return NULL;
-	const char *rest = path + (strcmp(best->mp, "/") ? strlen(best->mp)
-						       : 0);
+	/* what follows best's mountpoint in path, by mtab_under()'s
+	 * measure ("/mnt/" is "/mnt"): never past path's end */
+	const char *rest = path + top_len(best->mp);
 	if (asprintf(rootpath, "%s%s", strcmp(best->root, "/") || !*rest ?
 		     best->root : "", rest) < 0)
 		return NULL;

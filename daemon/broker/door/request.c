@@ -30,8 +30,15 @@ static int caller_of(struct request *r, struct caller *c, char **buf)
 	const char *path = peer_root(&r->caller);
 	struct stat st;
 	c->privileged = r->caller.cap_admin;
-	int err = !path || fd_stat(r->caller.root, &st) < 0 ? -errno :
-		  fd_loc_at(b, r->caller.root, path, &st, &c->root, buf);
+	int err;
+	/* a root with no path (none kept, or fd_path() failed) is an
+	 * error even if nothing set errno: c->root stays unset then */
+	if (!path || fd_stat(r->caller.root, &st) < 0)
+		err = errno ? -errno : -EIO;
+	else
+		err = fd_loc_at(b, r->caller.root, path, &st, &c->root, buf);
+	/* -fanalyzer's uninitialised c->root: fd_loc_at() (fd.c) sets
+	 * it whenever it returns 0 */
 	c->ns = err ? b->ns : c->root.m->ns;   /* its root's (ns.c) */
 	return err;
 }

@@ -268,6 +268,8 @@ static int children_by_creation(struct broker *b)
 			err = VEC_PUSH(v, n, cap, list_entry(c, struct mount,
 							    child));
 		bool sorted = true;
+		/* -fanalyzer's NULL v: n > 1 means two VEC_PUSH()es
+		 * worked */
 		for (size_t i = 1; !err && i < n; i++)
 			sorted = sorted && v[i - 1]->seq < v[i]->seq;
 		if (err || sorted)

@@ -85,6 +85,7 @@ static int parse_step(char *line, struct rstep *s)
 		}
 		p = 7;
 	}
+	/* -fanalyzer's leaks: the step's strings, freed with its record */
 	s->was = path_field(f[p]);
 	s->to = path_field(f[p + 1]);
 	return 0;

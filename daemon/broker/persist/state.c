@@ -223,6 +223,8 @@ struct saved {
 /* The mount a saved line names, if the kernel still has it. */
 static struct mount *still_there(struct broker *b, struct saved *s)
 {
+	/* -fanalyzer's NULL s: &v[i] for i < n, and v is NULL only when
+	 * read_state() found no line (n is 0) */
 	struct mount *m = mount_of_kid(b, s->kid);
 	const struct handle *h = m ? handle_known(b, m) : NULL;
 	char now[4096];
@@ -262,6 +264,7 @@ static struct saved *read_state(FILE *f, size_t *n, char ***kids, size_t *nk)
 		}
 	}
 	free(line);
+	/* -fanalyzer's leak of copy: pushed, it is (*kids)[i]; not, freed */
 	return v;
 }
 
@@ -325,6 +328,7 @@ int state_load(struct broker *b)
 	plan_begin(&b->g);
 	for (size_t i = 0; i < n; i++) {
 		struct mount *peer = NULL;
+		/* -fanalyzer's NULL v: n is 0 then (still_there()) */
 		if (!(v[i].m = still_there(b, &v[i])))
 			continue;
 		for (size_t j = 0; v[i].group && j < i && !peer; j++)
@@ -333,6 +337,7 @@ int state_load(struct broker *b)
 		err = err ?: mount_restore(&b->g, v[i].m, v[i].group != 0,
 					   peer, NULL, v[i].unbindable);
 	}
+	/* -fanalyzer's NULL v: as above */
 	for (size_t i = 0; i < n; i++)
 		if (v[i].m && v[i].master)
 			err = err ?: mount_restore(&b->g, v[i].m, false, NULL,
