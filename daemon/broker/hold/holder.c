@@ -230,7 +230,7 @@ static void ids_read(const struct broker *b, struct holder *h)
 {
 	char path[PATH_MAX];
 	int num, kid;
-	snprintf(path, sizeof path, "%s/holder.ids", b->state_dir);
+	snprintf(path, sizeof path, "%s/" HOLDER_IDS, b->state_dir);
 	FILE *f = fopen(path, "re");
 	while (f && fscanf(f, "%d %d", &num, &kid) == 2)
 		for (size_t i = 0; i < h->n; i++)

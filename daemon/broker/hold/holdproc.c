@@ -94,7 +94,7 @@ static long noted(const struct holder *h, int num)
 	long v[2] = { 0, 0 }, kid = -1, sign = 1;
 	int at = 0;
 	ssize_t n;
-	int fd = openat(h->id_fd, "holder.ids", O_RDONLY | O_NOFOLLOW |
+	int fd = openat(h->id_fd, HOLDER_IDS, O_RDONLY | O_NOFOLLOW |
 			O_CLOEXEC);
 	while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0)
 		for (ssize_t i = 0; i < n; i++) {
