@@ -1,5 +1,6 @@
 #!/bin/bash
-# fault-diff.sh [--full | --list [--full] | SCENARIO:LINE...] - a broker
+# fault-diff.sh [--kinds | --full | --list [--kinds | --full] |
+#               SCENARIO:LINE...] - a broker
 # killed in the middle of a request recovers one of the kernel's two
 # outcomes (issue 9, what must be true 4).
 #
@@ -20,10 +21,9 @@
 # namespace is left.  Prints TAP, one point per kill; the plan comes last.
 #
 # Which commands:
-#   (none)   what make check runs: one command for every operation kind
-#            and plan shape of the corpus.  The kind is the command and its
-#            options (mount --bind, chroot umount -l, mount -o remount,ro,
-#            pivot_root...), the shape the kinds of its plan's steps in
+#   (none)   what make check runs: one command for every plan shape of
+#            the corpus on the host, and one for every shape in a jail
+#            (chroot).  The shape is the kinds of its plan's steps in
 #            order as sharedry --trace gives them, a run of steps of one
 #            kind written once ("new bind+ park bind move"), a step that
 #            moves a covering mount aside marked "^", one that leaves its
@@ -31,8 +31,8 @@
 #            it: recovery reaches it through a descriptor) "~"; a plan of
 #            no step (mount --make-shared) is a shape, its state save the
 #            only kill, and so is a refusal ("fails": nothing to kill,
-#            nothing may change).  Of the commands of one kind and shape
-#            the cheapest (shortest prefix, fewest kill points) is killed
+#            nothing may change).  Of the commands of one shape the
+#            cheapest (shortest prefix, fewest kill points) is killed
 #            at every one of its kill points: a longer run of steps of one
 #            kind goes through the same code at every k (the 1764 binds of
 #            s14-mount-explosion.sh:14, the 2 of
@@ -41,6 +41,14 @@
 #            Namespace copies are not in sharedry's reach: a host mount
 #            that reaches a copy and one made in the copy that reaches the
 #            host (s33:18, s33:19) join, their kill points found by running.
+#            The saves are one code for every command: they are killed
+#            in those of the first command of each kind of save (host or
+#            jail; a plan with steps, one without, a refusal, a
+#            namespace's), the other commands at their steps alone.
+#   --kinds  one command for every operation kind and plan shape, killed
+#            in its saves too (what make check ran before: 98 commands,
+#            about 490 points): the kind is the command and its options
+#            (mount --bind, chroot umount -l, mount -o remount,ro...).
 #   --full   every mount, umount, umount2 and pivot_root line of every
 #            corpus scenario the legacy setting runs, and every mount,
 #            umount and unshare line of those with namespace copies (kill
@@ -81,8 +89,9 @@ pinned=(s19-tucking.sh:12 s36-covered-receiver-place.sh:12
 while (($#)); do
 	case $1 in
 	--full) mode=full ;;
+	--kinds) mode=kinds ;;
 	--list) list=1 ;;
-	-*) echo "usage: fault-diff.sh [--full | --list [--full] | SCENARIO:LINE...]" >&2
+	-*) echo "usage: fault-diff.sh [--kinds | --full | --list [--kinds | --full] | SCENARIO:LINE...]" >&2
 	    exit 2 ;;
 	*) mode=given; targets+=("$1") ;;
 	esac
@@ -123,11 +132,12 @@ given)
 		grep -m1 "^$t"$'\t' "$work/commands" ||
 			printf '%s\t0\t?\t?\n' "$t"   # sharedry does not know it
 	done >"$work/chosen" ;;
-shapes)
-	# per kind and shape the cheapest: prefix length times kill points
-	awk -F '\t' '{
+shapes|kinds)
+	# per shape, on the host and in a jail (per kind and shape with
+	# --kinds) the cheapest: prefix length times kill points
+	awk -F '\t' -v kinds="$([[ $mode == kinds ]] && echo 1)" '{
 		split($1, a, ":")
-		key = $3 "\t" $4
+		key = (kinds ? $3 : ($3 ~ /^chroot / ? "jail" : "host")) "\t" $4
 		cost = (a[2] + 20) * ($2 + 4)
 		if (!(key in best) || cost < bestcost[key]) {
 			if (!(key in best))
@@ -275,6 +285,7 @@ kill_one() {
 # kills were launched (nsave[i], nstep[i]): a request writes its intent
 # (a plan with steps) and its state, in two writes.
 declare -a tdir=() what=() kargs=() nstep=() nsave=()
+declare -A saved=()
 launched=0 printed=0 k=0 failed=0
 
 # series I KIND LAUNCHED: the points of target I's kills of KIND (save,
@@ -308,7 +319,7 @@ print_target() {
 	done
 	[[ -e $d/copy1.v ]] || return 1
 	echo "# ${what[i]}"
-	series "$i" save "${nsave[i]}"
+	((nsave[i])) && series "$i" save "${nsave[i]}"
 	series "$i" step "${nstep[i]}"
 	series "$i" copy 1
 	rm -rf "$d"
@@ -343,6 +354,12 @@ while IFS=$'\t' read -r t n kind shape; do
 	kargs[i]=${kargs[i]/___VIEWS___/$(printf '%q ' "${views[@]}")}
 	nstep[i]=$((n + 1))    # the last one survives, if sharedry is right
 	nsave[i]=$((n ? 4 : 3))   # the last one survives, as a rule
+	# by default the saves of the first command of each kind of save
+	where=host
+	[[ $kind == chroot* ]] && where=jail
+	class=$where/$((n > 0))/${shape/#[!f?]*/}
+	[[ $mode == shapes && ${saved[$class]:-} ]] && nsave[i]=0
+	saved[$class]=1
 	for ((s = 1; s <= nsave[i]; s++)); do
 		pool kill_one "$d" "${args[@]}" "save:$s" "${views[@]}"
 	done
