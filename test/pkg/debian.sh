@@ -20,8 +20,9 @@
 #      shared and the jail's /srv a slave of it: a mount made on the host
 #      afterwards shows in the jail, and sharectl tree --root JAIL shows
 #      /srv as a slave;
-#   2b. with that jail, a covered mount and a namespace live, the package
-#      installed again, which dpkg runs as an upgrade: the broker is
+#   2b. with that jail, a covered mount and a namespace live, the next
+#      release (the packages rebuilt as version V+next1) installed over
+#      this one, a real upgrade: the broker is
 #      restarted, and its tree, namespaces and the namespace's tree are
 #      the same after, propagation going on (issue 26 item 3);
 #   3. RFC Example 1 (the installed jail-examples/example1.sh) passes;

@@ -155,11 +155,29 @@ views() {
 	sharectl tree --ns "$1"
 }
 
-# With the jail's slave, a covered mount and a namespace live, the package
-# is installed again (dpkg runs it as an upgrade: prerm upgrade, postinst
-# configure, which restarts the service): a new broker, and nothing lost.
+# next_release OUT: the three packages of $DEBDIR as the next release
+# would be, their version V made V+next1 (the libshare-shim dependency
+# with it): unpacked and built again, so that dpkg sees a newer version.
+next_release() {
+	local out=$1 deb d v
+	mkdir -p "$out" "$T/repack"
+	for deb in "$DEBDIR"/libshare_*.deb "$DEBDIR"/libshare-shim_*.deb \
+		"$DEBDIR"/libpam-libshare_*.deb; do
+		d=$T/repack/$(basename "$deb" .deb)
+		dpkg-deb -R "$deb" "$d" || return 1
+		v=$(sed -n 's/^Version: //p' "$d/DEBIAN/control")
+		sed -i "s/^Version: .*/Version: $v+next1/; s/(= $v)/(= $v+next1)/" \
+			"$d/DEBIAN/control"
+		dpkg-deb --root-owner-group -b "$d" "$out" >/dev/null || return 1
+	done
+}
+
+# With the jail's slave, a covered mount and a namespace live, the next
+# release is installed over this one (dpkg runs prerm upgrade, then
+# postinst configure with the old version, which restarts the service):
+# a new broker, and nothing lost.
 upgrade_step() {
-	local ns old
+	local ns old was
 	mkdir -p "$T/c2"
 	LD_PRELOAD=$SO mount -t tmpfs low "$T/c2"
 	LD_PRELOAD=$SO mount -t tmpfs top "$T/c2"
@@ -170,9 +188,14 @@ upgrade_step() {
 	check "a namespace lives through the upgrade: sharectl ns lists it" \
 		[ "$(grep -c '^mnt:' "$T/views.before")" -ge 2 ]
 	old=$(cat "$STATE/sharebrokerd.pid")
-	DEBIAN_FRONTEND=noninteractive apt-get install --reinstall -y \
-		"$DEBDIR"/libshare_*.deb >"$T/upgrade.log" 2>&1
-	check "apt-get install --reinstall ./libshare_*.deb (an upgrade)" [ $? -eq 0 ]
+	was=$(dpkg-query -W -f='${Version}' libshare)
+	check "the next release's packages, version $was+next1" \
+		next_release "$T/next"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y "$T"/next/*.deb \
+		>"$T/upgrade.log" 2>&1
+	check "apt-get install ./next/*.deb: an upgrade from $was" [ $? -eq 0 ]
+	check "libshare is now $was+next1" \
+		[ "$(dpkg-query -W -f='${Version}' libshare)" = "$was+next1" ]
 	check "the upgrade restarted the broker" eval \
 		'sharectl status && [ "$(cat "$STATE/sharebrokerd.pid")" != "$old" ]'
 	views "$ns" >"$T/views.after"
