@@ -58,7 +58,7 @@ broker=
 
 # Whether process $1 is a broker on this run's socket.
 on_socket() {
-	tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF -- "--socket $sock "
+	grep -qzxF -- "$sock" "/proc/$1/cmdline" 2>/dev/null
 }
 
 broker_alive() {
@@ -68,12 +68,11 @@ broker_alive() {
 }
 
 # The brokers listening on this run's socket, by their command lines:
-# what a status that did not answer in time cannot name.
+# what a status that did not answer in time cannot name.  One grep for
+# all of them: a process each per pid was most of a run's time.
 socket_pids() {
-	local p
-	for p in /proc/[0-9]*; do
-		on_socket "${p#/proc/}" && echo "${p#/proc/}"
-	done
+	grep -lzxF -- "$sock" /proc/[0-9]*/cmdline 2>/dev/null |
+		sed -n 's|^/proc/\([0-9]*\)/cmdline$|\1|p'
 }
 
 # start [ENV...]: a broker on the sandbox's state directory; its pid.
