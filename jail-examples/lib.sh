@@ -146,14 +146,9 @@ ex_broker() {
 
 # The broker's pid, found by its command line (it detaches): only the
 # process started with this example's own socket.
-ex_broker_pid() {
-	local p
-	for p in /proc/[0-9]*; do
-		if tr '\0' ' ' 2>/dev/null <"$p/cmdline" |
-			grep -qF -- "--socket $SOCK "; then
-			echo "${p#/proc/}"
-		fi
-	done
+ex_broker_pid() {      # [@]... : not the grep's own argument
+	grep -lzx -- "[${SOCK:0:1}]${SOCK:1}" /proc/[0-9]*/cmdline 2>/dev/null |
+		sed -n 's|^/proc/\([0-9]*\)/cmdline$|\1|p'
 }
 
 ex_stop_broker() {

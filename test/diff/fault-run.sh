@@ -69,9 +69,10 @@ broker_alive() {
 
 # The brokers listening on this run's socket, by their command lines:
 # what a status that did not answer in time cannot name.  One grep for
-# all of them: a process each per pid was most of a run's time.
+# all of them (a process each per pid was most of a run's time), its
+# pattern written so that it does not match the grep's own arguments.
 socket_pids() {
-	grep -lzxF -- "$sock" /proc/[0-9]*/cmdline 2>/dev/null |
+	grep -lzx -- "[${sock:0:1}]${sock:1}" /proc/[0-9]*/cmdline 2>/dev/null |
 		sed -n 's|^/proc/\([0-9]*\)/cmdline$|\1|p'
 }
 
