@@ -68,6 +68,17 @@ make_jail() {
 	"$tab" mkjail "$jail" "$1" >/dev/null
 }
 
+# COMMAND through libshare.so.  With LEGACY_SIM_PROFILE (an older
+# kernel's ABI: legacy-sim reads it, the broker's too) COMMAND runs under
+# the same simulation as the broker, so that the shim's fallbacks count.
+shimmed() {
+	if [[ ${LEGACY_SIM_PROFILE:-} ]]; then
+		"$LEGACY_SIM" env LD_PRELOAD="$LIBSHARE_SO" "$@"
+	else
+		LD_PRELOAD=$LIBSHARE_SO "$@"
+	fi
+}
+
 # pair NAME COMMAND...: rounds of COMMAND natively (a mount namespace of
 # its own, the same layout) then through libshare.so.
 pair() {
@@ -79,7 +90,7 @@ pair() {
 	for ((r = 0; r < rounds; r++)); do
 		unshare -m --propagation unchanged "$@" >>"$dir/res/$name.k" ||
 			echo "perf.sh: $name: kernel round failed" >&2
-		LD_PRELOAD=$LIBSHARE_SO "$@" >>"$dir/res/$name.s" ||
+		shimmed "$@" >>"$dir/res/$name.s" ||
 			echo "perf.sh: $name: libshare round failed" >&2
 	done
 }
@@ -94,7 +105,7 @@ tpair() {
 	: >"$dir/res/$name.s"
 	for ((r = 0; r < rounds; r++)); do
 		"$@" kernel >>"$dir/res/$name.k"
-		LD_PRELOAD=$LIBSHARE_SO "$@" shim >>"$dir/res/$name.s"
+		shimmed "$@" shim >>"$dir/res/$name.s"
 	done
 }
 

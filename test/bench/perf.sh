@@ -25,7 +25,10 @@
 # 6 too), BENCH_ROUNDS, BENCH_N (operations per round, default 100),
 # BENCH_SECS (throughput seconds per round, default 1), BENCH_M, BENCH_BIN
 # (where ops-bench and mounttable-bench are), SHAREBROKERD, SHARECTL,
-# LIBSHARE_SO, LEGACY_SIM.  Needs root; nothing stays mounted or running.
+# LIBSHARE_SO, LEGACY_SIM, and LEGACY_SIM_PROFILE (legacy-sim's profile
+# words, e.g. "--abi 3.2": the broker and libshare's rounds on that older
+# ABI, the kernel's rounds as they are; issue 23's cost of the fallbacks).
+# Needs root; nothing stays mounted or running.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$here/../..
@@ -60,7 +63,8 @@ mount -t tmpfs sandbox "$dir" && mount --make-private "$dir" &&
 	mkdir "$w" "$jail" && mount -t tmpfs work "$w" || exit 1
 
 echo "# $(date -u '+%F %T UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
-	"kernel $(uname -r), $rounds rounds, medians"
+	"kernel $(uname -r), $rounds rounds, medians," \
+	"libshare on the ABI of ${LEGACY_SIM_PROFILE:-this kernel}"
 start_broker >/dev/null || exit 1
 
 on() { [[ $only == *" $1 "* ]]; }

@@ -85,3 +85,18 @@ teardown() {
 	host umount "$S/a/f"
 	! is_mountpoint "$S/a/f"
 }
+
+# A caller's cwd covered by a mount, then a bind of that cover onto the
+# cwd: umount2 "./." ends on the bind, and its use is probed (busy.c), the
+# handle let go and taken again through mntid.c.  The handle's closed
+# number answered for it there, and the bind was lost: EBUSY, then EIO
+# (oldest-diff.test's random seed 100051).
+@test "--oldest: a cover bound onto the cwd it covers goes by umount2 './.' from there" {
+	host mount -t tmpfs T "$S/a"
+	host mount -t tmpfs C "$S/p"
+	mkdir -p "$S/a/x/d" "$S/p/x/d"
+	same_as_kernel shimmed "$CALLER" --chdir "$S/a/x/d" \
+		mount "$S/p" "$S/a" - move mount "$S/a" . - bind \
+		umount ./. 0 umount ./. 0 umount . 0
+	[[ $output == *"umount ./. = 0"*"umount ./. = EINVAL"*"umount . = EINVAL"* ]]
+}

@@ -186,6 +186,11 @@ static int probe(struct request *r, struct handle *h)
 	}
 	holder_note(h->fd, -1);
 	close(h->fd);
+	/* Without file handles or fdinfo's mnt_id, mount_root_open() asks
+	 * mntid.c, which asks the handles: a closed number there answers
+	 * EBADF and rules the mount out (oldest-diff's seed 100051 lost a
+	 * bind that way), or, reused by the open, in by chance. */
+	h->fd = -1;
 	err = umount2(path, MNT_EXPIRE | UMOUNT_NOFOLLOW) == 0 ? -EIO :
 	      errno == EBUSY ? 1 : errno == EAGAIN ? 0 : -errno;
 	h->fd = mount_root_open(dir, name, h->kid);   /* clears the probe's mark */
