@@ -312,8 +312,10 @@ static int place_of_handle(struct broker *b, struct handle *h)
 /* The first call, for a mount the engine found unmarked: the kernel's
  * own umount2(MNT_EXPIRE), the broker's descriptors on m let go for it
  * (the handle and the request's name).  Marked (EAGAIN), m sleeps,
- * listed before the kernel is asked.  A mount no path reaches (covered)
- * keeps the engine's mark, as before issue 29: uses do not clear that. */
+ * listed before the kernel is asked.  A covered mount's place is beneath
+ * its cover (place_beneath()); one still out of reach (stacked on its
+ * parent's root, the stack's place covered) keeps the engine's mark, as
+ * before issue 29: uses do not clear that. */
 int expiry_mark(struct request *r, struct mount *m)
 {
 	struct broker *b = r->b;
