@@ -160,6 +160,7 @@ static int pivot_op(struct cmd *k, const void *arg)
 	err = dry_at(k, 2, &old, &b2);
 	if (!err) {
 		dry_top(k->d, &old, b2);   /* put_old: do_lock_mount() */
+		dry_use(old.m);
 		err = op_pivot_root(&k->d->g, &k->c, new, old);
 		free(b2);
 	}

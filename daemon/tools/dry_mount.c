@@ -106,6 +106,7 @@ static int new_op(struct cmd *k, const void *arg)
 	if (err)
 		return err;
 	dry_top(k->d, &l, buf);
+	dry_use(l.m);              /* do_lock_mount() puts the top: mntput() */
 	struct fs *fs = instance(k->d, a->type);
 	err = fs ? op_mount_fs(&k->d->g, &k->c, l, fs, a->pos[0],
 			       mount_options(0, a->opts)) : -ENOMEM;
@@ -124,6 +125,7 @@ static int two_op(struct cmd *k, const void *arg)
 	err = dry_at(k, a->first + 1, &to, &b2);
 	if (!err) {
 		dry_top(k->d, &to, b2);
+		dry_use(to.m);
 		if (strcmp(a->mode, "--move") == 0)
 			err = op_move(&k->d->g, &k->c, from, to);
 		else

@@ -130,12 +130,12 @@ static int mount_once(struct request *r, const char *source, const char *target,
 		case CALL_BIND:
 		case CALL_MOVE:
 			plan_abandon(&b->g);
-			err = named_top(b, &at) ?:
+			err = named_top(b, &at, false) ?:
 			      mount_two(r, &c, at.at, source, kind, ms);
 			break;
 		default:
 			plan_abandon(&b->g);
-			err = named_top(b, &at) ?:
+			err = named_top(b, &at, false) ?:
 			      mount_new(r, &c, at.at, source, type, ms, data);
 		}
 		r->data = NULL;
@@ -183,7 +183,7 @@ static int umount_once(struct request *r, const char *target, int flags)
 	int how = (flags & LS_UMOUNT_NOFOLLOW ? RES_NOFOLLOW : RES_FOLLOW) |
 		  (flags & LS_MNT_EXPIRE ? RES_MOUNTPOINT : 0);
 	int err = resolve(r, target, how, &at);
-	if (!err && (err = named_top(b, &at)))
+	if (!err && (err = named_top(b, &at, flags & LS_MNT_EXPIRE)))
 		named_free(&at);
 	if (err)
 		return err;
@@ -234,7 +234,7 @@ int call_pivot_root(struct request *r, const char *new_root,
 		return -EFAULT;
 	if ((err = resolve(r, new_root, RES_FOLLOW, &new)) ||
 	    (err = resolve(r, put_old, RES_FOLLOW, &old)) ||
-	    (err = named_top(b, &old)) ||
+	    (err = named_top(b, &old, false)) ||
 	    (err = caller_of(r, &c, &rootbuf)))
 		goto out;
 	*cwd_too = fd_stat(r->caller.cwd, &cw) == 0 &&

@@ -48,7 +48,7 @@ static int move_to(struct request *r, struct mount *m, unsigned parent,
 	int to, n = 0, err;
 	while ((err = open_loc(r, p, dir, true, &to, &cover)) == -EAGAIN) {
 		struct mount *c = n < DEPTH ? mount_at(&b->g, p, cover) : NULL;
-		if (c && handle_of(b, c) &&
+		if (c && handle_awake(b, c) &&   /* a sleeper wakes: expire.c */
 		    !(err = intent_aside(b, c, &slot[n])) &&
 		    (err = park(b, c)))
 			intent_back(b, slot[n]);   /* it never left */

@@ -53,6 +53,7 @@
 #include "base/log.h"
 #include "base/mtparse.h"
 #include "hold/hold.h"
+#include "hold/holder.h"
 #include "vec.h"
 
 #ifndef UMOUNT_NOFOLLOW
@@ -95,6 +96,47 @@ static int place_set(struct handle *h, const char *path)
 	return err;
 }
 
+/* A covered mount's place (its path leads to the cover, a mount on a
+ * directory above it): the directory the kernel has it mounted in,
+ * opened from its parent's handle, beneath the cover, and checked to be
+ * in the parent.  A caller whose cwd is beneath the cover reaches the
+ * mount, and its uses clear the kernel's mark there as anywhere.  A
+ * mount on its parent's root has no name in it: -ENOENT. */
+static int place_beneath(struct broker *b, struct handle *h)
+{
+	const struct mount *m = h->m, *p = m->parent;
+	struct handle *ph = p ? handle_of(b, p) : NULL;
+	if (!ph || !dir_under(m->mp, p->root) || strcmp(m->mp, p->root) == 0)
+		return -ENOENT;
+	const char *rel = m->mp + (strcmp(p->root, "/") ? strlen(p->root) : 0);
+	const char *slash = strrchr(rel, '/');
+	char *dir = strndup(rel + 1, (size_t)(slash - rel - (slash > rel)));
+	h->name = strdup(slash + 1);
+	h->place = dir && h->name ? openat(ph->fd, *dir ? dir : ".", O_PATH |
+					   O_DIRECTORY | O_CLOEXEC) : -1;
+	int err = h->place < 0 ? -ENOENT :
+		  fd_mnt_id(h->place) != ph->kid ? -ESTALE : 0;
+	free(dir);
+	if (err)
+		expiry_forget(h);
+	return err;
+}
+
+/* A sleeper's place at import, from its path: no lookup of it (that
+ * would clear the mark); a directory that is not in its parent is a
+ * cover's, and the place is beneath it. */
+static int place_import(struct broker *b, struct handle *h, const char *path)
+{
+	const struct mount *m = h->m, *p = m->parent;
+	struct handle *ph = p ? handle_of(b, p) : NULL;
+	int err = place_set(h, path);
+	if (!err && (!ph || strcmp(m->mp, p->root) == 0 ||
+		     fd_mnt_id(h->place) == ph->kid))
+		return 0;
+	expiry_forget(h);
+	return place_beneath(b, h);
+}
+
 /* Where the kernel has a sleeping mount, malloc'ed; NULL when it cannot
  * be had. */
 char *sleeper_path(const struct handle *h)
@@ -113,7 +155,7 @@ static int list_save(struct broker *b)
 {
 	char path[4200], tmp[4208];
 	unsigned n = 0;
-	snprintf(path, sizeof path, "%s/expiry", b->state_dir);
+	snprintf(path, sizeof path, "%s/" EXPIRY_LIST, b->state_dir);
 	snprintf(tmp, sizeof tmp, "%s.new", path);
 	FILE *f = fopen(tmp, "we");
 	if (!f)
@@ -139,7 +181,7 @@ void expiry_load(struct broker *b)
 	char path[4200], *line = NULL;
 	size_t cap = 0, size = 0;
 	struct saved_sleeper s;
-	snprintf(path, sizeof path, "%s/expiry", b->state_dir);
+	snprintf(path, sizeof path, "%s/" EXPIRY_LIST, b->state_dir);
 	FILE *f = fopen(path, "re");
 	while (f && getline(&line, &size, f) > 0)
 		if (sscanf(line, "%d %u:%u %d", &s.kid, &s.maj, &s.min,
@@ -175,12 +217,26 @@ int expiry_import(struct broker *b, struct entry *e)
 		HASH_FIND(hh, b->by_seq, &e->m->seq, sizeof e->m->seq, h);
 		h->asleep = e->m->expiry_mark = true;
 		e->m->file = saved[i].file;
-		if (place_set(h, e->mp) < 0)
+		if (place_import(b, h, e->mp) < 0)
 			log_msg(LOG_WARNING, "mount %d on %s, marked to "
 				"expire, cannot be reached", e->id, e->mp);
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* Whether a mount a previous broker left sleeping is stacked on e's
+ * place (at its mountpoint, e not it): a lookup of e's path would end on
+ * the sleeper and clear its mark.  Sleepers have no children: the stack
+ * is all at one mountpoint. */
+bool expiry_above(struct entry **ix, size_t n, const struct entry *e)
+{
+	for (size_t i = 0; i < nsaved; i++) {
+		const struct entry *s = entry_find(ix, n, saved[i].kid);
+		if (s && s != e && strcmp(s->mp, e->mp) == 0)
+			return true;
+	}
+	return false;
 }
 
 /* m's handle taken again (it leaves the list): its lookup clears the
@@ -225,33 +281,46 @@ static int kernel_expire(const struct handle *h)
 	return umount2(path, MNT_EXPIRE | UMOUNT_NOFOLLOW) < 0 ? -errno : 0;
 }
 
-/* h's place, read from its handle's path and checked to lead to it
- * (the lookup drops a reference: before the mark).  -errno when the
- * path leads elsewhere (a cover). */
-static int place_of_handle(struct handle *h)
+/* Whether h's place leads to it (the lookup drops a reference: before
+ * the mark); its place let go when not. */
+static int place_check(struct handle *h)
+{
+	int fd = h->place < 0 ? -ENOENT : mount_root_open(h->place, h->name,
+						       h->kid);
+	if (fd < 0) {
+		expiry_forget(h);
+		return fd;
+	}
+	close(fd);
+	return 0;
+}
+
+/* h's place, read from its handle's path and checked to lead to it; or,
+ * covered, beneath the cover. */
+static int place_of_handle(struct broker *b, struct handle *h)
 {
 	char *path = fd_path(h->fd);
-	int err = path ? place_set(h, path) : -ENOENT, fd;
+	int err = path ? place_set(h, path) : -ENOENT;
 	free(path);
-	if (!err && (fd = mount_root_open(h->place, h->name, h->kid)) < 0)
-		err = fd;
-	else if (!err)
-		close(fd);
-	if (err)
-		expiry_forget(h);
+	if (!err)
+		err = place_check(h);
+	if (err && !(err = place_beneath(b, h)))
+		err = place_check(h);
 	return err;
 }
 
 /* The first call, for a mount the engine found unmarked: the kernel's
  * own umount2(MNT_EXPIRE), the broker's descriptors on m let go for it
  * (the handle and the request's name).  Marked (EAGAIN), m sleeps,
- * listed before the kernel is asked.  A mount no path reaches (covered)
- * keeps the engine's mark, as before issue 29: uses do not clear that. */
+ * listed before the kernel is asked.  A covered mount's place is beneath
+ * its cover (place_beneath()); one still out of reach (stacked on its
+ * parent's root, the stack's place covered) keeps the engine's mark, as
+ * before issue 29: uses do not clear that. */
 int expiry_mark(struct request *r, struct mount *m)
 {
 	struct broker *b = r->b;
 	struct handle *h = handle_of(b, m);
-	int err = h ? place_of_handle(h) : -EIO;
+	int err = h ? place_of_handle(b, h) : -EIO;
 	if (err) {
 		m->expiry_mark = true;
 		return -EAGAIN;

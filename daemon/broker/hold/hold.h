@@ -63,7 +63,7 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
 int fd_loc_at(struct broker *b, int fd, const char *path,
 	      const struct stat *st, struct loc *out, char **dirbuf);
 void named_free(struct named *n);
-int named_top(struct broker *b, struct named *n);
+int named_top(struct broker *b, struct named *n, bool expire);
 
 /* expire.c: MNT_EXPIRE with the kernel's own mark (issue 29) */
 struct entry;                  /* a mount of the kernel's table */
@@ -74,13 +74,14 @@ char *sleeper_path(const struct handle *h);
 void expiry_load(struct broker *b);
 void expiry_loaded(struct broker *b);
 int expiry_import(struct broker *b, struct entry *e);
+bool expiry_above(struct entry **ix, size_t n, const struct entry *e);
 int expiry_mark(struct request *r, struct mount *m);
 int expiry_step(struct request *r, struct mount *m);
 int expiry_wake_plan(struct request *r);
 
 /* import.c */
 int import_table(struct broker *b, const char *mountinfo);
-void handle_import(struct broker *b, struct entry *e);
+void handle_import(struct broker *b, struct entry *e, bool above);
 int refresh_paths(struct broker *b);
 int sync_table(struct broker *b);
 bool table_changed(struct broker *b);

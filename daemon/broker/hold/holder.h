@@ -11,6 +11,7 @@ struct broker;
 #define HOLDER_NAME "sharebrokerhold"  /* its comm: 15 bytes at most */
 #define HOLDER_PIDFILE "holder.pid"    /* "PID FD": FD is the state dir */
 #define HOLDER_IDS "holder.ids"        /* "FD KID" a line, without mnt_id */
+#define EXPIRY_LIST "expiry"           /* the sleepers (expire.c), if any */
 
 /* Starts the broker's holder, sharing its descriptor table; lock_fd is
  * the state directory's lock, which it lets go last once the broker is

@@ -130,6 +130,18 @@ static bool covered_file(const struct holder *h, int fd)
 	       (kid = noted(h, fd)) >= 0 && in_table(kid, 2);
 }
 
+/* While the broker has mounts marked to expire (expire.c), a mount with
+ * a child may be beneath one stacked on its place, and a lookup of its
+ * path would end on that one and clear the kernel's mark (mntput()): it
+ * is kept without the lookup, as a covered one.  At worst one its path
+ * still reaches is kept too, until the next broker takes it. */
+static bool beneath_sleeper(const struct holder *h, long id, int fd)
+{
+	long kid = id >= 0 ? id : noted(h, fd);
+	return kid >= 0 && faccessat(h->id_fd, EXPIRY_LIST, F_OK, 0) == 0 &&
+	       in_table(kid, 2);
+}
+
 /* Whether fd is on a mount of the table that its path no longer reaches:
  * one only a descriptor still holds.  A kernel whose fdinfo has no mnt_id
  * (before 3.15) is asked the same without ids (mntid.c), and a mount
@@ -144,6 +156,8 @@ static bool must_keep(const struct holder *h, int fd)
 	if (n <= 0 || path[0] != '/')
 		return false;
 	path[n] = '\0';
+	if (beneath_sleeper(h, id, fd))
+		return true;
 	if (id < 0)
 		return !fd_reached(fd, path) || covered_file(h, fd);
 	int top = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);

@@ -79,7 +79,7 @@ static int attach_all(struct broker *b, struct entry *v, size_t n,
 				err = -EINVAL;
 				break;
 			}
-			handle_import(b, &v[i]);
+			handle_import(b, &v[i], expiry_above(ix, n, &v[i]));
 			done++;
 			progress = true;
 		}
@@ -176,7 +176,7 @@ static int take_new(struct broker *b, const struct table *t)
 					    flags_named(&mnt_flag_table, e->opts));
 			free(dir);
 			if (e->m)
-				handle_import(b, e);
+				handle_import(b, e, false);
 			more = changed += e->m != NULL;
 		}
 	}
@@ -357,12 +357,14 @@ static int from_holder(struct broker *b, struct entry *e)
 
 /* A mount the broker can reach by its path gets a handle: the top of its
  * stack, when nothing covers it; a covered one, if the previous broker's
- * holder kept it.  Others stay out of reach (logged). */
-void handle_import(struct broker *b, struct entry *e)
+ * holder kept it.  Others stay out of reach (logged).  Beneath a mount
+ * marked to expire (above), its path is not looked up: the lookup would
+ * end on the marked one and clear its mark. */
+void handle_import(struct broker *b, struct entry *e, bool above)
 {
 	if (expiry_import(b, e) == 0)
 		return;        /* marked to expire: no lookup (expire.c) */
-	int fd = open(e->mp, O_PATH | O_CLOEXEC);
+	int fd = above ? -1 : open(e->mp, O_PATH | O_CLOEXEC);
 	if (fd >= 0 && fd >= fd_room()) {
 		close(fd);             /* the last ones serve the requests */
 		fd = -1;
@@ -373,7 +375,8 @@ void handle_import(struct broker *b, struct entry *e)
 		return;
 	if (fd >= 0)
 		close(fd);
-	bool starved = fd < 0 && (errno == EMFILE || errno == ENFILE);
+	bool starved = fd < 0 && !above &&
+		       (errno == EMFILE || errno == ENFILE);
 	if (!starved && from_holder(b, e) == 0)
 		return;
 	if (starved) {

@@ -77,8 +77,12 @@ void named_free(struct named *n)
  * component (LOOKUP_MOUNTPOINT, handle_lookup_down()) and for the place a
  * new mount, a bind, a move or pivot_root's put_old goes (do_lock_mount()),
  * not for a bind's or a move's source, pivot_root's new_root, a remount
- * or a change of type (docs/semantics.md 3.2, 5.1, 7). */
-int named_top(struct broker *b, struct named *n)
+ * or a change of type (docs/semantics.md 3.2, 5.1, 7).  A sleeping top
+ * (expire.c) wakes, as a lookup that ends on it clears the kernel's mark
+ * (mntput()), but for umount2(MNT_EXPIRE), whose lookup drops its
+ * reference with mntput_no_expire(): the sleeper stays named, no
+ * descriptor, as resolve.c's last name does. */
+int named_top(struct broker *b, struct named *n, bool expire)
 {
 	struct mount *m = n->at.m, *c;
 	const char *dir = n->at.dir;
@@ -88,10 +92,13 @@ int named_top(struct broker *b, struct named *n)
 	}
 	if (m == n->at.m)
 		return 0;
-	struct handle *h = handle_of(b, m);
-	int fd = h ? dup(h->fd) : -1;
+	struct handle *h = handle_known(b, m);
+	bool sleeps = h && h->asleep && expire;
+	if (h && !sleeps)
+		h = handle_awake(b, m);
+	int fd = h && !sleeps ? dup(h->fd) : -1;
 	char *buf = strdup(m->root);
-	if (fd < 0 || !buf) {
+	if ((fd < 0 && !sleeps) || !buf) {
 		if (fd >= 0)
 			close(fd);
 		free(buf);

@@ -197,11 +197,11 @@ static bool reachable(int fd, int root)
 	       fd_within(fd, root);
 }
 
-/* Mounts the executor cannot copy: out of the broker's reach. */
+/* Mounts the executor cannot copy: out of the broker's reach.  A mount
+ * marked to expire is in reach: the plan wakes it (expire.c). */
 static bool unreachable(void *ctx, const struct mount *m)
 {
-	const struct handle *h = handle_of(ctx, m);
-	return !h || h->fd < 0;
+	return !handle_known(ctx, m);
 }
 
 /* An O_PATH descriptor of at, the copy of the caller's root. */
