@@ -81,8 +81,7 @@ broker_alive() {
 	local st
 	[[ $broker ]] && st=$(cat "/proc/$broker/stat" 2>/dev/null) &&
 		[[ ${st##*) } != Z* ]] &&
-		tr '\0' ' ' <"/proc/$broker/cmdline" 2>/dev/null |
-		grep -qF -- "--socket $sock "
+		grep -qzxF -- "$sock" "/proc/$broker/cmdline" 2>/dev/null
 }
 
 # SIGTERM ends its loop; a broker stuck elsewhere gets SIGKILL after 5 s.
