@@ -94,3 +94,22 @@ same_ids() {
 		"$MNTID" "$sandbox/a" -- mount --bind "$sandbox/a" "$sandbox/a"
 	[ "$(cut -d' ' -f2- <<<"$output")" = "-2 -2" ]
 }
+
+@test "whether a descriptor is on its mount's root: mountinfo_at_root() says what statx says, for a place a mount covers too" {
+	mount -t tmpfs A "$sandbox/a"
+	mkdir "$sandbox/a/dir" "$sandbox/a/in"
+	touch "$sandbox/file" "$sandbox/a/f"
+	mount --bind "$sandbox/file" "$sandbox/a/f"
+	# a/in is opened before a mount covers it: on A, inside it (a copy's
+	# place, copy.c, as a broker killed after the bind leaves it)
+	run "$MNTID" --root "$sandbox" "$sandbox/a" "$sandbox/a/dir" \
+		"$sandbox/a/f" "$sandbox/a/in" / -- \
+		mount --bind "$sandbox/b" "$sandbox/a/in"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$sandbox 1 1
+$sandbox/a 1 1
+$sandbox/a/dir 0 0
+$sandbox/a/f 1 1
+$sandbox/a/in 0 0
+/ 1 1" ]
+}

@@ -1,9 +1,12 @@
 /*
- * mntid PATH... [-- COMMAND [ARGS...]] - the broker's two ways to a mount
- * id side by side (daemon/broker/base/fd.c, mntid.c).  Opens each PATH
- * (O_PATH), runs COMMAND when given (it may cover them), then prints a
- * line per PATH: "PATH FDINFO MOUNTINFO", the id of fdinfo's mnt_id line
+ * mntid [--root] PATH... [-- COMMAND [ARGS...]] - the broker's two ways to
+ * a mount id side by side (daemon/broker/base/fd.c, mntid.c).  Opens each
+ * PATH (O_PATH), runs COMMAND when given (it may cover them), then prints
+ * a line per PATH: "PATH FDINFO MOUNTINFO", the id of fdinfo's mnt_id line
  * and the one mountinfo_mnt_id() finds without it (-errno when none).
+ * With --root, whether the descriptor is on its mount's root instead:
+ * "PATH STATX MOUNTINFO", statx()'s STATX_ATTR_MOUNT_ROOT (Linux 5.8; -1
+ * when it cannot say) and mountinfo_at_root(), each 1 or 0.
  * Exit status 0, 2 on usage, 1 when a PATH cannot be opened.
  */
 #include <errno.h>
@@ -12,20 +15,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "base/base.h"
 
+/* statx()'s word on whether fd is its mount's root: 1, 0, -1 none. */
+static int statx_root(int fd)
+{
+	struct statx sx;
+	if (statx(fd, "", AT_EMPTY_PATH, 0, &sx) < 0 ||
+	    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+		return -1;
+	return !!(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
 int main(int argc, char **argv)
 {
-	int n = 1, fds[256];
+	int first = 1, n, fds[256];
 	char path[64];
+	bool root = argc > 1 && strcmp(argv[1], "--root") == 0;
 
-	while (n < argc && strcmp(argv[n], "--") != 0)
-		n++;
-	if (n == 1 || n > 257 || n == argc - 1) {
-		fprintf(stderr, "usage: mntid PATH... [-- COMMAND [ARGS...]]\n");
+	first += root;
+	for (n = first; n < argc && strcmp(argv[n], "--") != 0; n++)
+		;
+	if (n == first || n - first > 256 || n == argc - 1) {
+		fprintf(stderr, "usage: mntid [--root] PATH... "
+			"[-- COMMAND [ARGS...]]\n");
 		return 2;
 	}
+	argv += first - 1;
+	argc -= first - 1;
+	n -= first - 1;
 	for (int i = 1; i < n; i++)
 		if ((fds[i - 1] = open(argv[i], O_PATH | O_CLOEXEC)) < 0) {
 			perror(argv[i]);
@@ -41,7 +61,10 @@ int main(int argc, char **argv)
 		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
-	for (int i = 1; i < n; i++) {
+	for (int i = 1; i < n && root; i++)
+		printf("%s %d %d\n", argv[i], statx_root(fds[i - 1]),
+		       mountinfo_at_root(fds[i - 1]));
+	for (int i = 1; i < n && !root; i++) {
 		snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fds[i - 1]);
 		printf("%s %d %d\n", argv[i], fdinfo_mnt_id(path),
 		       mountinfo_mnt_id(fds[i - 1]));

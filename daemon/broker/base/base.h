@@ -38,6 +38,7 @@ int fd_mnt_id(int fd);
 int fdinfo_mnt_id(const char *fdinfo); /* any process's, by its fdinfo */
 bool fdinfo_has_mnt_id(void);          /* Linux 3.15 on */
 int mountinfo_mnt_id(int fd);  /* where no file handle or fdinfo says it */
+bool mountinfo_at_root(int fd); /* fd_at_root() before Linux 5.8 */
 /* the handles that tell mounts apart: held(ctx, kid), the descriptor the
  * broker holds on mount kid or -1 (the hold registers it) */
 void mntid_known(int (*held)(const void *ctx, int kid), const void *ctx);

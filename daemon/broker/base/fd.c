@@ -117,7 +117,8 @@ int fd_room(void)
 }
 
 /* Whether fd is on the root of its mount: what a handle must be (a
- * directory inside a mount is another place of it). */
+ * directory inside a mount is another place of it, with the same mount
+ * id).  statx() says it from Linux 5.8; before, mountinfo (mntid.c). */
 bool fd_at_root(int fd)
 {
 #ifdef STATX_ATTR_MOUNT_ROOT
@@ -126,8 +127,7 @@ bool fd_at_root(int fd)
 	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
 		return sx.stx_attributes & STATX_ATTR_MOUNT_ROOT;
 #endif
-	(void)fd;
-	return true;           /* a kernel that cannot say: the id decides */
+	return mountinfo_at_root(fd);
 }
 
 /* A number the kernel shows under /proc/sys (fs.mount-max, fs.nr_open),

@@ -195,6 +195,24 @@ int mountinfo_mnt_id(int fd)
 	return id;
 }
 
+/* Whether fd is on the root of its mount, where statx() cannot say
+ * (before Linux 5.8): the path of a mount's root is its mountpoint, the
+ * path of anything else in it longer. */
+bool mountinfo_at_root(int fd)
+{
+	struct table t;
+	char *path = fd_path(fd);
+	int id = path ? fd_mnt_id(fd) : -ENOENT;
+	bool root = false;
+	if (id >= 0 && table_read(&t) == 0) {
+		const struct entry *e = table_find(&t, id);
+		root = e && e->mp && strcmp(e->mp, path) == 0;
+		table_free(&t);
+	}
+	free(path);
+	return root;
+}
+
 /* The mnt_id line of an fdinfo file, -ENODATA without one (before Linux
  * 3.15), or -errno. */
 static int fdinfo_line(const char *fdinfo)
