@@ -30,7 +30,9 @@
 # DIFF_FILES), and where the programs are (defaults: this source tree):
 # SHAREBROKERD, SHARECTL, LIBSHARE_SO, LEGACY_SIM.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
+here=${0%/*}
+[[ $0 == */* ]] || here=.
+here=$(cd "$here" && pwd)
 # shellcheck source=../lib/holder.bash
 source "$here/../lib/holder.bash"
 bindir=${DIFF_BIN:-$here}
@@ -49,7 +51,7 @@ if [[ ${BROKER_RUN_NS:-} != $$ ]]; then
 	BROKER_RUN_NS=$$ exec unshare -m --propagation private bash "$0" "$@"
 fi
 unset BROKER_RUN_NS
-if [[ $(readlink /proc/self/ns/mnt) == $(readlink /proc/1/ns/mnt) ]]; then
+if [[ /proc/self/ns/mnt -ef /proc/1/ns/mnt ]]; then
 	echo "broker-run.sh: not in a private mount namespace" >&2
 	exit 2
 fi
@@ -57,10 +59,11 @@ for p in "$SHAREBROKERD" "$SHARECTL" "$LIBSHARE_SO" "$LEGACY_SIM" \
 	"$bindir/spy.so" "$bindir/lsview"; do
 	[[ -e $p ]] || { echo "broker-run.sh: $p is missing" >&2; exit 2; }
 done
-LIBSHARE_SO=$(cd "$(dirname "$LIBSHARE_SO")" && pwd)/$(basename "$LIBSHARE_SO")
+[[ $LIBSHARE_SO == /* ]] || LIBSHARE_SO=$PWD/$LIBSHARE_SO
 
 [[ -r $1 ]] || { echo "broker-run.sh: cannot read $1" >&2; exit 2; }
-script=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # it runs from /
+script=$1
+[[ $script == /* ]] || script=$PWD/$script # it runs from /
 shift
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/libshare-broker.XXXXXX") || exit 1
@@ -76,12 +79,22 @@ keeper() {
 	awk -v n="${1%:/}" '$1 == n { print $2 }' "$nsfile"
 }
 
+# Whether process $1 is a broker on this run's socket: an argument of its
+# command line is the socket's name.
+on_socket() {
+	local arg args=()
+	mapfile -d '' -t args 2>/dev/null <"/proc/$1/cmdline"
+	for arg in "${args[@]}"; do
+		[[ $arg == "$sock" ]] && return 0
+	done
+	return 1
+}
+
 # The broker's pid, if it is still that broker (pid reuse).
 broker_alive() {
 	local st
-	[[ $broker ]] && st=$(cat "/proc/$broker/stat" 2>/dev/null) &&
-		[[ ${st##*) } != Z* ]] &&
-		grep -qzxF -- "$sock" "/proc/$broker/cmdline" 2>/dev/null
+	[[ $broker ]] && { read -r st <"/proc/$broker/stat"; } 2>/dev/null &&
+		[[ ${st##*) } != Z* ]] && on_socket "$broker"
 }
 
 # SIGTERM ends its loop; a broker stuck elsewhere gets SIGKILL after 5 s.
@@ -108,8 +121,8 @@ stop_broker() {
 
 # Mountpoints at or below $1, deepest (latest) first.
 mounts_under() {
-	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { print $5 }' \
-		/proc/self/mountinfo | tac
+	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { m[n++] = $5 }
+		END { while (n) print m[--n] }' /proc/self/mountinfo
 }
 
 # Lazily (a holder may outlive the script), deepest first; a stack is

@@ -66,7 +66,9 @@
 # Needs root; environment as broker-run.sh, SHAREDRY (default
 # daemon/sharedry of this tree).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
+here=${0%/*}
+[[ $0 == */* ]] || here=.
+here=$(cd "$here" && pwd)
 bindir=${DIFF_BIN:-$here}
 export DIFF_BIN=$bindir DIFF_FILES=1
 corpus=$here/corpus
@@ -116,13 +118,13 @@ trap 'rm -rf "$work"' EXIT
 # for every command considered, then $work/chosen: those to run.
 for f in "$corpus"/*.sh; do
 	legacy "$f" || continue
-	commands_of "$f" | sed "s|^|$(basename "$f"):|"
+	commands_of "$f" | sed "s|^|${f##*/}:|"
 done >"$work/commands"
 # with namespace copies: SCENARIO:LINE and no prediction
 for f in "$corpus"/*.sh; do
 	legacy "$f" && continue
 	grep -nE '^((chroot|within) [^ ]+ )?(mount|umount|umount2) |^unshare ' "$f" |
-		sed -E "s|^([0-9]+):.*|$(basename "$f"):\1\t0\t?\t?|"
+		sed -E "s|^([0-9]+):.*|${f##*/}:\1\t0\t?\t?|"
 done >"$work/commands.ns"
 nspinned=(s33-namespace-copy.sh:18 s33-namespace-copy.sh:19)
 case $mode in

@@ -16,7 +16,9 @@
 #                             under STATE/ns when no namespace is left
 # Environment: as broker-run.sh.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
+here=${0%/*}
+[[ $0 == */* ]] || here=.
+here=$(cd "$here" && pwd)
 # shellcheck source=../lib/holder.bash
 source "$here/../lib/holder.bash"
 bindir=${DIFF_BIN:-$here}
@@ -34,11 +36,11 @@ if [[ ${FAULT_RUN_NS:-} != $$ ]]; then
 	FAULT_RUN_NS=$$ exec unshare -m --propagation private bash "$0" "$@"
 fi
 unset FAULT_RUN_NS
-if [[ $(readlink /proc/self/ns/mnt) == $(readlink /proc/1/ns/mnt) ]]; then
+if [[ /proc/self/ns/mnt -ef /proc/1/ns/mnt ]]; then
 	echo "fault-run.sh: not in a private mount namespace" >&2
 	exit 2
 fi
-LIBSHARE_SO=$(cd "$(dirname "$LIBSHARE_SO")" && pwd)/$(basename "$LIBSHARE_SO")
+[[ $LIBSHARE_SO == /* ]] || LIBSHARE_SO=$PWD/$LIBSHARE_SO
 [[ -r $1 ]] || { echo "fault-run.sh: cannot read $1" >&2; exit 2; }
 src=$1 line=$2 spec=$3
 shift 3
@@ -56,14 +58,20 @@ broker=
   echo "echo $spec >\"\$FAULT_FILE\""
   sed -n "${line}p" "$src"; } >"$script"
 
-# Whether process $1 is a broker on this run's socket.
+# Whether process $1 is a broker on this run's socket: an argument of its
+# command line is the socket's name.
 on_socket() {
-	grep -qzxF -- "$sock" "/proc/$1/cmdline" 2>/dev/null
+	local arg args=()
+	mapfile -d '' -t args 2>/dev/null <"/proc/$1/cmdline"
+	for arg in "${args[@]}"; do
+		[[ $arg == "$sock" ]] && return 0
+	done
+	return 1
 }
 
 broker_alive() {
 	local st
-	[[ $broker ]] && st=$(cat "/proc/$broker/stat" 2>/dev/null) &&
+	[[ $broker ]] && { read -r st <"/proc/$broker/stat"; } 2>/dev/null &&
 		[[ ${st##*) } != Z* ]] && on_socket "$broker"
 }
 
@@ -102,8 +110,8 @@ stop_broker() {
 }
 
 mounts_under() {
-	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { print $5 }' \
-		/proc/self/mountinfo | tac
+	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { m[n++] = $5 }
+		END { while (n) print m[--n] }' /proc/self/mountinfo
 }
 
 # The keeper of namespace NAME:/ (native.sh's unshare), if it is alive: a

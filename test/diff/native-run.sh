@@ -25,7 +25,9 @@
 # the files section; sharedry has none, so run-diff.sh asks for it only
 # against broker-run.sh).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
+here=${0%/*}
+[[ $0 == */* ]] || here=.
+here=$(cd "$here" && pwd)
 bindir=${DIFF_BIN:-$here}
 
 if (($# < 1)); then
@@ -38,13 +40,14 @@ if [[ ${NATIVE_RUN_NS:-} != $$ ]]; then
 fi
 unset NATIVE_RUN_NS
 # We mount as root: refuse to do it in the host's namespace.
-if [[ $(readlink /proc/self/ns/mnt) == $(readlink /proc/1/ns/mnt) ]]; then
+if [[ /proc/self/ns/mnt -ef /proc/1/ns/mnt ]]; then
 	echo "native-run.sh: not in a private mount namespace" >&2
 	exit 2
 fi
 
 [[ -r $1 ]] || { echo "native-run.sh: cannot read $1" >&2; exit 2; }
-script=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # it runs from /
+script=$1
+[[ $script == /* ]] || script=$PWD/$script # it runs from /
 shift
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/libshare-diff.XXXXXX") || exit 1

@@ -48,6 +48,18 @@ _result() {
 	echo "L$_lineno $res"
 }
 
+# _exec VAR=VALUE... CMD ARGS...: exports the VARs and execs CMD, entered
+# into namespace _enter first when one is set (nsenter, then env).  Run
+# in a subshell: one process per command, where env(1) would add an exec.
+_exec() {
+	((${#_enter[@]})) && exec "${_enter[@]}" env "$@"
+	while [[ $1 == *=* ]]; do
+		export "${1?}"
+		shift
+	done
+	exec "$@"
+}
+
 # Run a util-linux binary under the spy, inside the jail if one is set.
 # NATIVE_CALLS=FILE: "L<line> <calls>" appended for every command, how
 # many mount(2)/umount2(2)/pivot_root(2) calls it made (fault-diff.sh).
@@ -55,8 +67,8 @@ _spied() {
 	local rc
 	_scenario_line
 	: >"$SPY_LOG"
-	"${_enter[@]}" env "LD_PRELOAD=$_preload" SPY_LOG=$SPY_LOG SPY_ROOT=$_jail \
-		SPY_CWD=$_cwd "$@" >/dev/null 2>>"${NATIVE_ERR:-/dev/null}"
+	(_exec "LD_PRELOAD=$_preload" SPY_LOG="$SPY_LOG" SPY_ROOT="$_jail" \
+		SPY_CWD="$_cwd" "$@") >/dev/null 2>>"${NATIVE_ERR:-/dev/null}"
 	rc=$?
 	[[ -z ${NATIVE_CALLS:-} ]] ||
 		echo "L$_lineno $(grep -c '' "$SPY_LOG")" >>"$NATIVE_CALLS"
@@ -74,10 +86,10 @@ umount2() { _spied "$DIFF_BIN/umount2" "$@"; }
 # chroot.
 _quiet() {
 	if [[ $_jail || $_cwd ]]; then
-		"${_enter[@]}" env "LD_PRELOAD=$_preload" SPY_ROOT=$_jail \
-			SPY_CWD=$_cwd "$@" 2>/dev/null
+		(_exec "LD_PRELOAD=$_preload" SPY_ROOT="$_jail" \
+			SPY_CWD="$_cwd" "$@") 2>/dev/null
 	else                   # the program, not the function of its name
-		"${_enter[@]}" env "$@" 2>/dev/null
+		(_exec "$@") 2>/dev/null
 	fi
 	return 0
 }
@@ -193,9 +205,8 @@ cd() {
 # A keeper whose cwd is $1 (relative: to the cwd before); 1 if it failed.
 _keep_cwd() {
 	local fd pid ready=
-	exec {fd}< <(exec "${_enter[@]}" env "LD_PRELOAD=$_preload" \
-		SPY_ROOT=$_jail SPY_CWD=$_cwd SPY_CHDIR="$1" sleep infinity \
-		2>/dev/null)
+	exec {fd}< <(_exec "LD_PRELOAD=$_preload" SPY_ROOT="$_jail" \
+		SPY_CWD="$_cwd" SPY_CHDIR="$1" sleep infinity 2>/dev/null)
 	pid=$!
 	read -r -u "$fd" ready
 	if [[ $ready ]]; then

@@ -45,7 +45,9 @@
 # with --broker SHAREBROKERD, SHARECTL, LIBSHARE_SO, LEGACY_SIM (default: in
 # this source tree, see broker-run.sh).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
+here=${0%/*}
+[[ $0 == */* ]] || here=.
+here=$(cd "$here" && pwd)
 bindir=${DIFF_BIN:-$here}
 export DIFF_BIN=$bindir
 
@@ -327,7 +329,7 @@ launch() {
 per=$((1 + virtual))
 for f in "${files[@]}"; do
 	mapfile -t views < <(views_of "$f")
-	launch $((k + 1)) "$(basename "$f")" "$f" "" -- "${views[@]}"
+	launch $((k + 1)) "${f##*/}" "$f" "" -- "${views[@]}"
 	((k += per))
 done
 for ((i = 0; i < random; i++)); do
