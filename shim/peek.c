@@ -130,18 +130,6 @@ void shim_measure(struct shim_str *v, int n)
 	}
 }
 
-size_t shim_peek(void *dst, const void *src, size_t n)
-{
-	size_t done = 0;
-	while (done < n) {
-		size_t k = in_block((const char *)src + done, n - done);
-		if (xfer((char *)dst + done, (char *)src + done, k, 0) < 0)
-			break;
-		done += k;
-	}
-	return done;
-}
-
 long shim_poke(void *dst, const void *src, size_t n)
 {
 	size_t done = 0;

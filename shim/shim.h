@@ -73,9 +73,6 @@ struct shim_str {
 };
 #define SHIM_MEASURE_MAX 4
 void shim_measure(struct shim_str *v, int n);
-/* Up to n bytes of the caller's src into dst, up to the first unreadable
- * page: the bytes copied (0: src unreadable), as copy_mount_options(). */
-size_t shim_peek(void *dst, const void *src, size_t n);
 /* n bytes into the caller's dst: 0 or -EFAULT. */
 long shim_poke(void *dst, const void *src, size_t n);
 /* Whether path is a name the kernel would read: a NUL within PATH_MAX

@@ -69,11 +69,6 @@ int log_reopen(void)
 	return sink == TO_FILE ? onto_stdio(file) : 0;
 }
 
-bool log_debugging(void)
-{
-	return debugging;
-}
-
 void log_msg(int level, const char *fmt, ...)
 {
 	va_list ap;

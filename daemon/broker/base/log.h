@@ -20,7 +20,6 @@ int log_open(const char *where, bool debug);
 /* After SIGHUP: the file opened again by its name (logrotate moved the old
  * one away), or syslog's connection again.  0 or -errno. */
 int log_reopen(void);
-bool log_debugging(void);
 void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Where a request's time goes (issue 10 item 8): phase_begin() at its

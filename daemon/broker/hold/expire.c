@@ -241,7 +241,7 @@ bool expiry_above(struct entry **ix, size_t n, const struct entry *e)
 
 /* m's handle taken again (it leaves the list): its lookup clears the
  * kernel's mark, which the caller has cleared already or means to. */
-struct handle *expiry_wake(struct broker *b, struct mount *m)
+static struct handle *expiry_wake(struct broker *b, struct mount *m)
 {
 	struct handle *h = handle_known(b, m);
 	if (!h || !h->asleep)

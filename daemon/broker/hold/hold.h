@@ -69,7 +69,6 @@ int named_top(struct broker *b, struct named *n, bool expire);
 struct entry;                  /* a mount of the kernel's table */
 struct handle *handle_known(const struct broker *b, const struct mount *m);
 struct handle *handle_awake(struct broker *b, struct mount *m);
-struct handle *expiry_wake(struct broker *b, struct mount *m);
 char *sleeper_path(const struct handle *h);
 void expiry_load(struct broker *b);
 void expiry_loaded(struct broker *b);

@@ -21,7 +21,6 @@ void state_ns_ops(struct broker *b, FILE *f);
 int state_load(struct broker *b);
 int kid_of(const struct broker *b, const struct mount *m);
 bool has_line(const struct broker *b, const struct mount *m);
-int line_before(const struct broker *b, const struct mount *m, bool ring);
 bool put_mount(const struct broker *b, FILE *f, const struct mount *m,
 	       bool graph);
 bool put_children_of(const struct broker *b, FILE *f, const struct mount *m,
@@ -50,7 +49,6 @@ void state_part_load(struct broker *b, char **lines, size_t n);
 const struct stline *cache_get(const struct stcache *c, const char *key);
 int cache_apply(struct stcache *c, const char *body, size_t len);
 void cache_clear(struct stcache *c);
-void cache_put(const struct stcache *c, FILE *f);
 int cache_snapshot(struct broker *b);
 void state_close(struct broker *b);
 int cache_read_snapshot(struct broker *b);

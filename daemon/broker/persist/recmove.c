@@ -37,7 +37,7 @@ static struct entry *entry_of(const struct table *t, int kid, dev_t dev)
 
 /* The kernel's line of mount kid on dev, from a fresh read: its
  * mountpoint (malloc'ed), or NULL when the kernel has no such mount. */
-char *rec_where(int kid, dev_t dev)
+static char *rec_where(int kid, dev_t dev)
 {
 	struct table t;
 	if (kid <= 0 || table_read(&t) < 0)

@@ -20,7 +20,6 @@ struct rstep {
 };
 
 /* recmove.c: the kernel's mounts found by id, moved and detached */
-char *rec_where(int kid, dev_t dev);
 int rec_move(const struct broker *b, const struct rstep *s,
 	     const char *place);
 int rec_drop(const struct rstep *s);

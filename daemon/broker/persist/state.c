@@ -77,7 +77,7 @@ bool has_line(const struct broker *b, const struct mount *m)
 
 /* The mount with a line nearest before m in its ring (ring) or in its
  * master's slave list: its kernel id, 0 when none. */
-int line_before(const struct broker *b, const struct mount *m, bool ring)
+static int line_before(const struct broker *b, const struct mount *m, bool ring)
 {
 	const struct list *head = ring ? &m->share : &m->master->slaves;
 	const struct list *l = ring ? m->share.prev : m->slave.prev;

@@ -161,7 +161,7 @@ void cache_clear(struct stcache *c)
 }
 
 /* The lines, in order, as the state file has them. */
-void cache_put(const struct stcache *c, FILE *f)
+static void cache_put(const struct stcache *c, FILE *f)
 {
 	for (const struct stline *l = c->lines; l; l = l->hh.next) {
 		fputs(l->line, f);
