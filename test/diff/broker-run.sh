@@ -107,13 +107,13 @@ stop_broker() {
 	end_holders "$state"  # the last broker's: it keeps covered mounts
 	broker_alive || return 0
 	kill "$broker" 2>/dev/null
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < 500; i++)); do   # it ends in a few ms: poll finely
 		broker_alive || return 0
-		sleep 0.1
+		sleep 0.01
 	done
 	broker_alive && kill -KILL "$broker" 2>/dev/null
 	while broker_alive; do
-		sleep 0.1
+		sleep 0.01
 	done
 	end_holders "$state"  # one that still keeps something outlives it
 	return 0
