@@ -14,6 +14,8 @@
  *
  * EINVAL is what an old kernel answers there: it takes the unknown flags for
  * a new mount without a type. ENOSYS is its answer to a syscall it lacks.
+ * The rules hold for x86_64 programs and for i386 ones (an i386 jail's, on
+ * a kernel with IA32 emulation); a call of any other ABI is killed.
  * Everything else is allowed, unless a PROFILE takes more away (issue 23):
  *
  *   --abi 3.2           every syscall from Linux 3.5 on (kcmp, 312, and
@@ -53,15 +55,12 @@
 #define SECCOMP_RET_KILL_PROCESS 0x80000000U
 #endif
 
-/*
- * The numbers above and clone's flags in arg 0 hold for x86_64 only; on any
- * other ABI main() refuses rather than install a filter that lets the
- * features through.
- */
+/* legacy-sim itself must be an x86_64 program: check() and the command
+ * it runs are, and the filter is written for that kernel's ABIs. */
 #if defined(__x86_64__) && !defined(__ILP32__)
-#define SIM_ARCH AUDIT_ARCH_X86_64
+#define SIM_HOST 1
 #else
-#define SIM_ARCH 0
+#define SIM_HOST 0
 #endif
 
 #define X32_SYSCALL_BIT 0x40000000U
@@ -87,72 +86,25 @@
 /* O_TMPFILE without its O_DIRECTORY: the bit Linux 3.11 added. */
 #define O_TMPFILE_BIT 020000000U
 
-static const struct sock_filter head[] = {
-	/*
-	 * Syscall numbers mean something else under another ABI: an i386
-	 * "int $0x80" mount would slip past every rule below. Kill rather than
-	 * fail it, so that a 32-bit program dies loudly instead of misbehaving.
-	 */
-	LD(offsetof(struct seccomp_data, arch)),
-	JEQ(SIM_ARCH, 1, 0),
-	RET(SECCOMP_RET_KILL_PROCESS),
-	LD(offsetof(struct seccomp_data, nr)),
-	/* x32 calls carry the same arch, with this bit set in nr. */
-	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, 0, 1),
-	FAIL(ENOSYS),
+/*
+ * The system-call ABIs of an x86_64 kernel: its own, and i386's (IA32
+ * emulation: an i386 jail's programs run natively, or any program through
+ * int $0x80).  Their numbers differ below 424, where the calls added
+ * since Linux 5.1 are numbered alike on every architecture; clone's flags
+ * are its first argument on both.  Any other ABI is killed: a rule keyed
+ * on numbers it does not know would let the features through.
+ */
+struct abi {
+	__u32 arch;
+	__u32 open, openat, mount, clone, unshare, setns, kcmp;
+	__u32 name_to_handle_at, open_by_handle_at, memfd_create;
 };
 
-/* The profiles' rules come between head and body, the syscall number
- * loaded: each either answers or falls through with it still loaded. */
-static const struct sock_filter abi32[] = {
-	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, __NR_kcmp, 0, 1),
-	FAIL(ENOSYS),
-	EISDIR_IF(__NR_open, 1, O_TMPFILE_BIT),
-	EISDIR_IF(__NR_openat, 2, O_TMPFILE_BIT),
+static const struct abi x86_64 = {
+	AUDIT_ARCH_X86_64, 2, 257, 165, 56, 272, 308, 312, 303, 304, 319,
 };
-
-static const struct sock_filter nofhandle[] = {
-	JEQ(__NR_name_to_handle_at, 0, 1),
-	FAIL(EOPNOTSUPP),
-	JEQ(__NR_open_by_handle_at, 0, 1),
-	FAIL(EOPNOTSUPP),
-};
-
-static const struct sock_filter body[] = {
-	/*
-	 * mount(2): the kernel strips the old magic 0xC0ED from the top 16
-	 * bits before it reads any flag, and that magic has the MS_PRIVATE and
-	 * MS_SLAVE bits set: a legacy program passing it must still mount.
-	 */
-	JEQ(__NR_mount, 0, 6),
-	LD(ARG(3)),
-	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MS_PROPAGATION, 0, 3),
-	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, MS_MGC_MASK),
-	JEQ(MS_MGC_VALUE, 1, 0),
-	FAIL(EINVAL),
-	ALLOW,
-	EINVAL_IF(__NR_unshare, 0, CLONE_NEWNS_FLAG),
-	EINVAL_IF(__NR_clone, 0, CLONE_NEWNS_FLAG),
-	/* clone3's flags are in memory, out of a filter's reach; glibc falls
-	 * back to clone when clone3 is missing. */
-	NOSYS(__NR_clone3),
-	NOSYS(__NR_setns),
-	NOSYS(__NR_open_tree),
-	NOSYS(__NR_move_mount),
-	NOSYS(__NR_fsopen),
-	NOSYS(__NR_fsconfig),
-	NOSYS(__NR_fsmount),
-	NOSYS(__NR_fspick),
-	NOSYS(__NR_mount_setattr),
-	NOSYS(__NR_statmount),
-	NOSYS(__NR_listmount),
-	NOSYS(__NR_open_tree_attr),
-	/* design.md principle 4: the optional speed-ups are absent too */
-	NOSYS(__NR_openat2),
-	NOSYS(__NR_pidfd_open),
-	NOSYS(__NR_pidfd_getfd),
-	NOSYS(__NR_memfd_create),
-	ALLOW,
+static const struct abi i386 = {
+	AUDIT_ARCH_I386, 5, 295, 21, 120, 310, 346, 349, 341, 342, 356,
 };
 
 /* What the command line and LEGACY_SIM_PROFILE asked for. */
@@ -160,6 +112,84 @@ struct profile {
 	bool abi32, nofhandle, check;
 	char hooks[64];        /* LIBSHARE_LEGACY_SIM's words */
 };
+
+#define MAXPROG 256
+/* The instructions given, after prog's first *n. */
+#define PUT(...) do { \
+	const struct sock_filter ins_[] = { __VA_ARGS__ }; \
+	memcpy(prog + *n, ins_, sizeof ins_); \
+	*n += sizeof ins_ / sizeof ins_[0]; \
+} while (0)
+
+/* ABI a's rules, each answering or falling through with the syscall number
+ * still loaded; the last allows what none refused. */
+static void rules(struct sock_filter *prog, size_t *n, const struct abi *a,
+		  const struct profile *p)
+{
+	PUT(LD(offsetof(struct seccomp_data, nr)));
+	if (a->arch == AUDIT_ARCH_X86_64)  /* x32: the same arch, this bit */
+		PUT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, 0, 1),
+		    FAIL(ENOSYS));
+	if (p->abi32)
+		PUT(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, a->kcmp, 0, 1),
+		    FAIL(ENOSYS),
+		    EISDIR_IF(a->open, 1, O_TMPFILE_BIT),
+		    EISDIR_IF(a->openat, 2, O_TMPFILE_BIT));
+	if (p->nofhandle)
+		PUT(JEQ(a->name_to_handle_at, 0, 1), FAIL(EOPNOTSUPP),
+		    JEQ(a->open_by_handle_at, 0, 1), FAIL(EOPNOTSUPP));
+	/*
+	 * mount(2): the kernel strips the old magic 0xC0ED from the top 16
+	 * bits before it reads any flag, and that magic has the MS_PRIVATE and
+	 * MS_SLAVE bits set: a legacy program passing it must still mount.
+	 */
+	PUT(JEQ(a->mount, 0, 6),
+	    LD(ARG(3)),
+	    BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MS_PROPAGATION, 0, 3),
+	    BPF_STMT(BPF_ALU | BPF_AND | BPF_K, MS_MGC_MASK),
+	    JEQ(MS_MGC_VALUE, 1, 0),
+	    FAIL(EINVAL),
+	    ALLOW,
+	    EINVAL_IF(a->unshare, 0, CLONE_NEWNS_FLAG),
+	    EINVAL_IF(a->clone, 0, CLONE_NEWNS_FLAG),
+	    /* clone3's flags are in memory, out of a filter's reach; glibc
+	     * falls back to clone when clone3 is missing. */
+	    NOSYS(__NR_clone3),
+	    NOSYS(a->setns),
+	    NOSYS(__NR_open_tree),
+	    NOSYS(__NR_move_mount),
+	    NOSYS(__NR_fsopen),
+	    NOSYS(__NR_fsconfig),
+	    NOSYS(__NR_fsmount),
+	    NOSYS(__NR_fspick),
+	    NOSYS(__NR_mount_setattr),
+	    NOSYS(__NR_statmount),
+	    NOSYS(__NR_listmount),
+	    NOSYS(__NR_open_tree_attr),
+	    /* design.md principle 4: the optional speed-ups are absent too */
+	    NOSYS(__NR_openat2),
+	    NOSYS(__NR_pidfd_open),
+	    NOSYS(__NR_pidfd_getfd),
+	    NOSYS(a->memfd_create),
+	    ALLOW);
+}
+
+/* The filter: x86_64's rules, then i386's, chosen by the arch. */
+static size_t filter(struct sock_filter *prog, const struct profile *p)
+{
+	size_t len = 0, *n = &len, ja;
+	PUT(LD(offsetof(struct seccomp_data, arch)),
+	    JEQ(AUDIT_ARCH_X86_64, 3, 0),
+	    JEQ(AUDIT_ARCH_I386, 0, 1),
+	    BPF_STMT(BPF_JMP | BPF_JA | BPF_K, 0),   /* to i386's, below */
+	    RET(SECCOMP_RET_KILL_PROCESS));
+	ja = len - 2;
+	rules(prog, n, &x86_64, p);
+	prog[ja].k = (__u32)(len - ja - 1);
+	rules(prog, n, &i386, p);
+	return len;
+}
+
 
 static int fail(int status, const char *what, const char *arg)
 {
@@ -220,15 +250,6 @@ static int profile_env(struct profile *p)
 	return 0;
 }
 
-static size_t append(struct sock_filter *to, size_t n,
-		     const struct sock_filter *from, size_t len)
-{
-	memcpy(to + n, from, len * sizeof *from);
-	return n + len;
-}
-
-#define APPEND(a) (n = append(prog, n, (a), sizeof(a) / sizeof((a)[0])))
-
 /*
  * Root installs the filter without no_new_privs: a jailed user running a
  * setuid mount(8) must gain root as on a legacy kernel. Anyone else needs
@@ -236,19 +257,11 @@ static size_t append(struct sock_filter *to, size_t n,
  */
 static int install(const struct profile *p)
 {
-	struct sock_filter prog[sizeof head + sizeof abi32 + sizeof nofhandle +
-				sizeof body];
-	size_t n = 0;
+	struct sock_filter prog[MAXPROG];
+	struct sock_fprog fprog = { .len = (unsigned short)filter(prog, p),
+				    .filter = prog };
 
-	APPEND(head);
-	if (p->abi32)
-		APPEND(abi32);
-	if (p->nofhandle)
-		APPEND(nofhandle);
-	APPEND(body);
-	struct sock_fprog fprog = { .len = (unsigned short)n, .filter = prog };
-
-	if (!SIM_ARCH) {
+	if (!SIM_HOST) {
 		errno = ENOTSUP;
 		return -1;
 	}
@@ -297,7 +310,7 @@ int main(int argc, char **argv)
 		return fail(125, "usage: legacy-sim [PROFILE...] [--] COMMAND "
 			    "[ARGS...] | [PROFILE...] --check", NULL);
 	if (install(&p) < 0)
-		return fail(125, SIM_ARCH ? "cannot install the seccomp filter"
+		return fail(125, SIM_HOST ? "cannot install the seccomp filter"
 				 : "only x86_64 is supported", strerror(errno));
 	if (p.check)
 		return check(&p) < 0 ? fail(125, "the seccomp filter does not "
