@@ -112,4 +112,8 @@ $sandbox/a/dir 0 0
 $sandbox/a/f 1 1
 $sandbox/a/in 0 0
 / 1 1" ]
+	# a bind covered by a bind of the same filesystem: its root still
+	mount --bind "$sandbox/a" "$sandbox/b"
+	run "$MNTID" --root "$sandbox/b" -- mount --bind "$sandbox/a" "$sandbox/b"
+	[ "$output" = "$sandbox/b 1 1" ]
 }

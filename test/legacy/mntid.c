@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 1; i < n && root; i++)
 		printf("%s %d %d\n", argv[i], statx_root(fds[i - 1]),
-		       mountinfo_at_root(fds[i - 1]));
+		       mountinfo_at_root(fds[i - 1], fd_mnt_id(fds[i - 1])));
 	for (int i = 1; i < n && !root; i++) {
 		snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fds[i - 1]);
 		printf("%s %d %d\n", argv[i], fdinfo_mnt_id(path),

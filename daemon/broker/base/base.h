@@ -26,7 +26,7 @@ bool path_under(const char *path, const char *top);
 bool fd_within(int fd, int root);
 int fd_stat(int fd, struct stat *st); /* fstat from the cache: never
 					 blocks on a stalled server */
-bool fd_at_root(int fd);       /* on the root of its mount */
+bool fd_at_root(int fd, int kid); /* on mount kid, on its root */
 bool kernel_lacks(const char *what);   /* a legacy simulation's hook */
 enum { FD_SPARE = 64 };        /* descriptors kept for serving requests */
 void fd_raise_limit(void);
@@ -38,7 +38,7 @@ int fd_mnt_id(int fd);
 int fdinfo_mnt_id(const char *fdinfo); /* any process's, by its fdinfo */
 bool fdinfo_has_mnt_id(void);          /* Linux 3.15 on */
 int mountinfo_mnt_id(int fd);  /* where no file handle or fdinfo says it */
-bool mountinfo_at_root(int fd); /* fd_at_root() before Linux 5.8 */
+bool mountinfo_at_root(int fd, int kid); /* fd_at_root() before 5.8 */
 /* the handles that tell mounts apart: held(ctx, kid), the descriptor the
  * broker holds on mount kid or -1 (the hold registers it) */
 void mntid_known(int (*held)(const void *ctx, int kid), const void *ctx);

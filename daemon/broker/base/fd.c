@@ -116,10 +116,10 @@ int fd_room(void)
 	return (int)r.rlim_cur > FD_SPARE ? (int)r.rlim_cur - FD_SPARE : 0;
 }
 
-/* Whether fd is on the root of its mount: what a handle must be (a
+/* Whether fd, on mount kid, is on its root: what a handle must be (a
  * directory inside a mount is another place of it, with the same mount
  * id).  statx() says it from Linux 5.8; before, mountinfo (mntid.c). */
-bool fd_at_root(int fd)
+bool fd_at_root(int fd, int kid)
 {
 #ifdef STATX_ATTR_MOUNT_ROOT
 	struct statx sx;
@@ -127,7 +127,7 @@ bool fd_at_root(int fd)
 	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
 		return sx.stx_attributes & STATX_ATTR_MOUNT_ROOT;
 #endif
-	return mountinfo_at_root(fd);
+	return mountinfo_at_root(fd, kid);
 }
 
 /* A number the kernel shows under /proc/sys (fs.mount-max, fs.nr_open),

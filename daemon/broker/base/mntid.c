@@ -195,17 +195,17 @@ int mountinfo_mnt_id(int fd)
 	return id;
 }
 
-/* Whether fd is on the root of its mount, where statx() cannot say
+/* Whether fd, on mount kid, is on its root, where statx() cannot say
  * (before Linux 5.8): the path of a mount's root is its mountpoint, the
- * path of anything else in it longer. */
-bool mountinfo_at_root(int fd)
+ * path of anything else in it longer.  The caller knows kid, which the
+ * table alone may not tell (mountinfo_mnt_id()'s ENOENT). */
+bool mountinfo_at_root(int fd, int kid)
 {
 	struct table t;
 	char *path = fd_path(fd);
-	int id = path ? fd_mnt_id(fd) : -ENOENT;
 	bool root = false;
-	if (id >= 0 && table_read(&t) == 0) {
-		const struct entry *e = table_find(&t, id);
+	if (path && kid > 0 && table_read(&t) == 0) {
+		const struct entry *e = table_find(&t, kid);
 		root = e && e->mp && strcmp(e->mp, path) == 0;
 		table_free(&t);
 	}

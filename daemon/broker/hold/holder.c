@@ -293,7 +293,7 @@ int holder_take(int kid, dev_t dev)
 			 h->v[i].num);
 		int fd = open(path, O_PATH | O_CLOEXEC);
 		if (fd >= 0 && (noted || fd_mnt_id(fd) == kid) &&
-		    fstat(fd, &st) == 0 && st.st_dev == dev && fd_at_root(fd))
+		    fstat(fd, &st) == 0 && st.st_dev == dev && fd_at_root(fd, kid))
 			return fd;
 		if (fd >= 0)
 			close(fd);
@@ -332,7 +332,7 @@ void recover_keep(int at)
 {
 	struct stat st;
 	struct kept k = { .kid = fd_mnt_id(at), .fd = -1 };
-	if (k.kid < 0 || !fd_at_root(at) || fstat(at, &st) < 0)
+	if (k.kid < 0 || !fd_at_root(at, k.kid) || fstat(at, &st) < 0)
 		return;        /* a directory in a mount: nothing covered */
 	k.dev = st.st_dev;
 	k.fd = fcntl(at, F_DUPFD_CLOEXEC, 0);
