@@ -122,8 +122,10 @@ teardown() { broker_teardown; }
 }
 
 @test "the broker refuses to start without root" {
+	cp "$SHAREBROKERD" "$PUBLIC/"      # the build tree need not be reachable
 	run setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$SHAREBROKERD" --socket "$LIBSHARE_SOCKET-2" --state-dir "$S/state2"
+		"$PUBLIC/sharebrokerd" --socket "$LIBSHARE_SOCKET-2" \
+		--state-dir "$S/state2"
 	[ "$status" -eq 1 ]
 	[ "$output" = "sharebrokerd: must run as root" ]
 	run "$SHARECTL" --socket "$LIBSHARE_SOCKET-2" status
