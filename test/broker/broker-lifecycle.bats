@@ -122,10 +122,35 @@ teardown() { broker_teardown; }
 }
 
 @test "the broker refuses to start without root" {
+	cp "$SHAREBROKERD" "$PUBLIC/"      # the build tree need not be reachable
 	run setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$SHAREBROKERD" --socket "$LIBSHARE_SOCKET-2" --state-dir "$S/state2"
+		"$PUBLIC/sharebrokerd" --socket "$LIBSHARE_SOCKET-2" \
+		--state-dir "$S/state2"
 	[ "$status" -eq 1 ]
 	[ "$output" = "sharebrokerd: must run as root" ]
 	run "$SHARECTL" --socket "$LIBSHARE_SOCKET-2" status
 	[ "$status" -eq 1 ]
+}
+
+@test "without root the broker refuses before it reads its configuration" {
+	# a file only root may read, as /etc/libshare's may be, or one under
+	# a prefix in a mode-700 tree (make distcheck's): the user is owed
+	# the refusal, not the file's EACCES (exit 2, a configuration error)
+	local conf=$PUBLIC/root-only.conf
+	echo "max-mounts = 6000" >"$conf"
+	chmod 600 "$conf"
+	cp "$SHAREBROKERD" "$PUBLIC/"      # the build tree need not be reachable
+	run setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PUBLIC/sharebrokerd" --config "$conf" \
+		--socket "$LIBSHARE_SOCKET-2" --state-dir "$S/state2"
+	[ "$status" -eq 1 ]
+	[ "$output" = "sharebrokerd: must run as root" ]
+	# --print-config needs no root: it reads the file, as before
+	run setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PUBLIC/sharebrokerd" --config "$conf" --print-config
+	[ "$status" -eq 2 ]
+	[ "$output" = "sharebrokerd: $conf: Permission denied" ]
+	run "$PUBLIC/sharebrokerd" --config "$conf" --print-config
+	[ "$status" -eq 0 ]
+	[[ $output == *$'\nmax-mounts = 6000\n'* ]]
 }

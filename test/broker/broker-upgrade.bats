@@ -13,8 +13,9 @@
 # showed, and propagation must go on as before, into the jail and the
 # namespace.  The other way
 # round, a downgrade, either works the same or is refused with a message
-# that says why.  Without git (a tarball) there is no old release to
-# build, and the tests skip.
+# that says why.  Without git, or outside a git checkout (a tarball,
+# also one unpacked inside a checkout, as make distcheck's is) there is
+# no old release to build, and the tests skip.
 
 load ../lib/broker
 
@@ -26,6 +27,9 @@ OLD=${SHAREBROKERD%/daemon/sharebrokerd}/test/broker/old-$FROM
 # The old release's broker, sharectl and shim, built once.
 setup_file() {
 	[ -x "$OLD/daemon/sharebrokerd" ] && return 0
+	# $SRC's own .git (a file in a worktree): git would otherwise find
+	# the repository around an unpacked tarball and build from that
+	[ -e "$SRC/.git" ] || return 0
 	git -C "$SRC" rev-parse -q --verify "$FROM^{commit}" >/dev/null ||
 		return 0
 	rm -rf "$OLD" && mkdir -p "$OLD"
@@ -37,8 +41,9 @@ setup_file() {
 }
 
 setup() {
-	[ -x "$OLD/daemon/sharebrokerd" ] ||
-		skip "no git, or no commit $FROM: no old release to build"
+	[ -x "$OLD/daemon/sharebrokerd" ] && return 0
+	[ -e "$SRC/.git" ] || skip "no git checkout: no old release to build"
+	skip "no git, or no commit $FROM: no old release to build"
 }
 
 teardown() {

@@ -200,10 +200,14 @@ check_namespace() {
 # The RFC's Example 4 (jail-examples/example4.sh) with its system jail of
 # ARCH: util-linux's unshare, mount, nsenter and setpriv of the jail's
 # architecture make each user's slave namespace at login (login-ns.sh, run
-# by the jail's dash) and read it, all through the jail's shim.
+# by the jail's dash) and read it, all through the jail's shim.  The
+# build's broker, sharectl and shim are named: example4.sh looks beside
+# its source, where a VPATH build (make distcheck's) has none.
 check_example4() {
 	local out rc=0
-	out=$(EX_ARCH=$JARCH EX_ARCH_SHIM=$CROSS_SHIM EX_ARCH_CACHE=$CROSS_BUILD \
+	out=$(SHAREBROKERD=$SHAREBROKERD SHARECTL=$SHARECTL LIBSHARE_SO=$SHIM \
+		EX_ARCH=$JARCH EX_ARCH_SHIM=$CROSS_SHIM \
+		EX_ARCH_CACHE=$CROSS_BUILD \
 		legacy "$CROSS_SRC/jail-examples/example4.sh" 2>&1) || rc=$?
 	echo "$out"
 	[ "$rc" -eq 0 ]

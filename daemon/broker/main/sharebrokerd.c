@@ -338,6 +338,12 @@ int main(int argc, char **argv)
 	int ready = -1, err;
 
 	parse(s, argc, argv);
+	/* root before the file: the file may lie where only root reads
+	 * (/etc/libshare, or a prefix inside a mode-700 tree), and a user
+	 * who may not run the broker is told that, not the file's EACCES.
+	 * --print-config only reads, as anyone may. */
+	if (!s->print && geteuid() != 0)
+		die(EXIT_FAIL, "must run as root");
 	if (load(s, why, sizeof why) < 0)
 		die(EXIT_USAGE, "%s", why);
 	if (s->print) {
@@ -345,8 +351,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_setup(false, s->cfg.debug);
-	if (geteuid() != 0)
-		die(EXIT_FAIL, "must run as root");
 	b.state_dir = s->cfg.state_dir;
 	lock_state(&b, s);
 	mntid_known(handle_fd_of_kid, &b);
