@@ -6,7 +6,7 @@
  * The descriptor's path (/proc/self/fd, d_path()) is the chain of
  * mountpoints up from its own mount, so that mount is one on the
  * descriptor's device whose mountpoint starts the path.  A walk of the
- * path reaches the top of what is mounted there (walk()); a descriptor
+ * path reaches the top of what is mounted there (table_walk()); a descriptor
  * opened by a path, as nearly all are, is on that mount.  Whether it is:
  * for a directory, rename(2) of "." to "." answers EXDEV between two
  * mounts and EBUSY within one, and changes nothing (the kernel compares
@@ -28,49 +28,6 @@
 #include <unistd.h>
 #include "base/base.h"
 #include "base/mtparse.h"
-
-/* A mount on dir of parent; with no parent, the table's root (the mount
- * whose parent the table does not have, or is itself). */
-static const struct entry *child_on(const struct table *t,
-				    const struct entry *parent,
-				    const char *dir)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		const struct entry *e = &t->v[i];
-		bool child = parent ? e->parent == parent->id :
-			     e->parent == e->id || !table_find(t, e->parent);
-		if (e->id && e != parent && child && strcmp(e->mp, dir) == 0)
-			return e;
-	}
-	return NULL;
-}
-
-/* The top of the mounts stacked on dir of parent, parent when none is. */
-static const struct entry *top_at(const struct table *t,
-				  const struct entry *parent, const char *dir)
-{
-	for (const struct entry *up; (up = child_on(t, parent, dir)); )
-		parent = up;
-	return parent;
-}
-
-/* The mount a walk of path reaches now: at each directory on the way,
- * the top of what is mounted on it. */
-static const struct entry *walk(const struct table *t, const char *path)
-{
-	char dir[PATH_MAX];
-	const struct entry *cur = top_at(t, NULL, "/");
-	size_t n = strlen(path);
-	if (n >= sizeof dir)
-		return NULL;
-	for (size_t i = 1; cur && i <= n; i++)
-		if (path[i] == '/' || path[i] == '\0') {
-			memcpy(dir, path, i);
-			dir[i] = '\0';
-			cur = top_at(t, cur, dir);
-		}
-	return cur;
-}
 
 /* Whether the two directories are on one mount: rename of "." to "."
  * fails with EXDEV between two mounts, EBUSY within one. */
@@ -186,7 +143,7 @@ int mountinfo_mnt_id(int fd)
 	int id = !path || path[0] != '/' || strstr(path, " (deleted)") ||
 		 fd_stat(fd, &st) < 0 ? -ENOENT : table_read(&t);
 	if (id == 0) {
-		const struct entry *v = walk(&t, path);
+		const struct entry *v = table_walk(&t, path);
 		id = v && entry_dev(v) == st.st_dev && fd_reached(fd, path) ?
 		     v->id : beneath(&t, v, path, fd, st.st_dev);
 		table_free(&t);
