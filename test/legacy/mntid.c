@@ -2,8 +2,11 @@
  * mntid PATH... [-- COMMAND [ARGS...]] - the broker's two ways to a mount
  * id side by side (daemon/broker/base/fd.c, mntid.c).  Opens each PATH
  * (O_PATH), runs COMMAND when given (it may cover them), then prints a
- * line per PATH: "PATH FDINFO MOUNTINFO", the id of fdinfo's mnt_id line
- * and the one mountinfo_mnt_id() finds without it (-errno when none).
+ * line per PATH: "PATH FDINFO MOUNTINFO WITHIN BEFORE", the id of fdinfo's
+ * mnt_id line, the one mountinfo_mnt_id() finds without it from a table
+ * read per PATH (-errno when none), the one it finds from one table read
+ * for all the PATHs, sorted (the import's way, mntid_within()), and from
+ * one read before COMMAND (which it finds changed: a table read per PATH).
  * Exit status 0, 2 on usage, 1 when a PATH cannot be opened.
  */
 #include <errno.h>
@@ -14,6 +17,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "base/base.h"
+#include "base/mtparse.h"
 
 int main(int argc, char **argv)
 {
@@ -31,6 +35,11 @@ int main(int argc, char **argv)
 			perror(argv[i]);
 			return 1;
 		}
+	struct table t, before;
+	if (table_read(&before) < 0) {
+		perror("/proc/self/mountinfo");
+		return 1;
+	}
 	if (n < argc) {
 		fflush(stdout);
 		pid_t pid = fork();
@@ -41,10 +50,18 @@ int main(int argc, char **argv)
 		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
+	if (table_read(&t) < 0) {
+		perror("/proc/self/mountinfo");
+		return 1;
+	}
 	for (int i = 1; i < n; i++) {
 		snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fds[i - 1]);
-		printf("%s %d %d\n", argv[i], fdinfo_mnt_id(path),
-		       mountinfo_mnt_id(fds[i - 1]));
+		printf("%s %d %d %d %d\n", argv[i], fdinfo_mnt_id(path),
+		       mountinfo_mnt_id(NULL, fds[i - 1]),
+		       mountinfo_mnt_id(&t, fds[i - 1]),
+		       mountinfo_mnt_id(&before, fds[i - 1]));
 	}
+	table_free(&t);
+	table_free(&before);
 	return 0;
 }

@@ -75,12 +75,13 @@ static void golden(const char *dir, const char *base, bool mounts)
 }
 
 /* The table of golden file NAME.mountinfo, as table_read() makes one of
- * the kernel's (a line that does not parse: id 0). */
+ * the kernel's (a line that does not parse: id 0), not the kernel's: no
+ * watch. */
 static int load(struct table *t, const char *dir, const char *base)
 {
 	char path[4160];
 	snprintf(path, sizeof path, "%s/%s.mountinfo", dir, base);
-	*t = (struct table){ 0 };
+	*t = (struct table){ .watch = -1 };
 	if (read_lines(path, &t->lines, &t->n) < 0 ||
 	    !(t->v = calloc(t->n ? t->n : 1, sizeof *t->v)))
 		return -1;

@@ -1,14 +1,16 @@
 /* mtparse.c: the kernel's mount table as text: /proc/self/mountinfo, and
  * /proc/mounts before Linux 2.6.26.  Parsing and the table's own walk
- * only, no system call but reading a file;
+ * only, no system call but opening and reading a file;
  * test/unit/mtparse-test.c checks it on golden files.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 #include "base/mtparse.h"
 #include "vec.h"
 
@@ -150,19 +152,33 @@ struct entry *entry_find(struct entry **ix, size_t n, int id)
 
 void table_free(struct table *t)
 {
+	if (t->watch >= 0)
+		close(t->watch);
 	free(t->by_mp);
 	free(t->ix);
 	free(t->v);
 	free_lines(t->lines, t->n);
 	memset(t, 0, sizeof *t);
+	t->watch = -1;
+}
+
+/* The kernel notes its table's state when mountinfo is opened, and flags
+ * a change after it once, to that reader (POLLPRI): opened before the
+ * read, the watch sees a change made while the table is read too. */
+int table_watch(void)
+{
+	return open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 }
 
 int table_read(struct table *t)
 {
 	memset(t, 0, sizeof *t);
+	t->watch = table_watch();
 	int err = read_lines("/proc/self/mountinfo", &t->lines, &t->n);
-	if (err)
+	if (err) {
+		table_free(t);
 		return err;
+	}
 	t->v = calloc(t->n ? t->n : 1, sizeof *t->v);
 	for (size_t i = 0; t->v && i < t->n; i++)
 		if (mt_parse_line(t->lines[i], &t->v[i]) < 0)
