@@ -19,15 +19,17 @@ teardown() {
 	! mountpoint -q "$sandbox" || umount -l "$sandbox"
 }
 
-# same_ids: every line of $output is "PATH ID ID", both ids the same
-# and a real one.
+# same_ids: every line of $output is "PATH ID ID ID ID", the ids the same
+# and a real one: mountinfo's, asked per path, of one table for all the
+# paths (the import's way) and of one read before COMMAND, are fdinfo's.
 same_ids() {
-	local path fdinfo mountinfo n=0
-	while read -r path fdinfo mountinfo; do
+	local path fdinfo mountinfo within before n=0
+	while read -r path fdinfo mountinfo within before; do
 		n=$((n + 1))
 		[ "$fdinfo" -gt 0 ] || { echo "$path: fdinfo says $fdinfo" >&2; return 1; }
-		[ "$mountinfo" = "$fdinfo" ] ||
-			{ echo "$path: $mountinfo, fdinfo $fdinfo" >&2; return 1; }
+		[ "$mountinfo" = "$fdinfo" ] && [ "$within" = "$fdinfo" ] &&
+			[ "$before" = "$fdinfo" ] ||
+			{ echo "$path: $mountinfo, $within, $before, fdinfo $fdinfo" >&2; return 1; }
 	done <<<"$output"
 	[ "$n" -gt 0 ]
 }
@@ -74,9 +76,32 @@ same_ids() {
 	mount --bind "$sandbox/a" "$sandbox/a"
 	run "$MNTID" "$sandbox/a" -- mount --bind "$sandbox/a" "$sandbox/a"
 	[ "$status" -eq 0 ]
-	read -r _ fdinfo mountinfo <<<"$output"
+	read -r _ fdinfo mountinfo within before <<<"$output"
 	[ "$fdinfo" -gt 0 ]
 	[ "$mountinfo" -eq -2 ]
+	[ "$within" -eq -2 ]
+	[ "$before" -eq -2 ]
+}
+
+@test "of one table for many paths: the top of a stack, places deep inside mounts, their mountpoints' mounts" {
+	mount -t tmpfs A "$sandbox/a"
+	mount -t tmpfs B "$sandbox/a"
+	mount -t tmpfs C "$sandbox/a"
+	mkdir -p "$sandbox/a/x/y/z" "$sandbox/b/c/d"
+	mount -t tmpfs D "$sandbox/a/x"
+	mkdir -p "$sandbox/a/x/p/q"
+	mount --bind "$sandbox/b/c" "$sandbox/b/c"
+	run "$MNTID" "$sandbox/a" "$sandbox/a/x" "$sandbox/a/x/p" \
+		"$sandbox/a/x/p/q" "$sandbox/b" "$sandbox/b/c" "$sandbox/b/c/d"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 7 ]
+	same_ids
+	# the stack's top (C), not A or B: D's parent in mountinfo
+	local top d
+	top=$(cut -d' ' -f2 <<<"${lines[0]}")
+	d=$(cut -d' ' -f2 <<<"${lines[1]}")
+	[ "$(awk -v d="$d" '$1 == d { print $2 }' /proc/self/mountinfo)" = "$top" ]
+	[ "$(cut -d' ' -f2 <<<"${lines[3]}")" = "$d" ]
 }
 
 @test "legacy-sim --no-fhandle --no-fdinfo-mnt-id: fdinfo_mnt_id() too finds the ids from mountinfo" {
@@ -92,7 +117,7 @@ same_ids() {
 	# where mountinfo cannot tell, neither column can: no line was read
 	LEGACY_SIM_PROFILE= run "$LEGACY_SIM" --no-fhandle --no-fdinfo-mnt-id \
 		"$MNTID" "$sandbox/a" -- mount --bind "$sandbox/a" "$sandbox/a"
-	[ "$(cut -d' ' -f2- <<<"$output")" = "-2 -2" ]
+	[ "$(cut -d' ' -f2- <<<"$output")" = "-2 -2 -2 -2" ]
 }
 
 @test "whether a descriptor is on its mount's root: mountinfo_at_root() says what statx says, for a place a mount covers too" {

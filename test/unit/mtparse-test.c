@@ -74,6 +74,54 @@ static void golden(const char *dir, const char *base, bool mounts)
 	free(exp);
 }
 
+/* The table of golden file NAME.mountinfo, as table_read() makes one of
+ * the kernel's (a line that does not parse: id 0), not the kernel's: no
+ * watch. */
+static int load(struct table *t, const char *dir, const char *base)
+{
+	char path[4160];
+	snprintf(path, sizeof path, "%s/%s.mountinfo", dir, base);
+	*t = (struct table){ .watch = -1 };
+	if (read_lines(path, &t->lines, &t->n) < 0 ||
+	    !(t->v = calloc(t->n ? t->n : 1, sizeof *t->v)))
+		return -1;
+	for (size_t i = 0; i < t->n; i++)
+		if (mt_parse_line(t->lines[i], &t->v[i]) < 0)
+			memset(&t->v[i], 0, sizeof t->v[i]);
+	return (t->ix = entry_index(t->v, t->n)) ? 0 : -1;
+}
+
+/* Each line "PATH ID" of NAME.walks: a walk of PATH in NAME.mountinfo
+ * ends on mount ID (0: on none), the table scanned and sorted alike:
+ * the top of a stack, a place inside a mount, the first listed of two
+ * mounts on one place, not a mount beneath another. */
+static void walks(const char *dir, const char *base)
+{
+	struct table t;
+	char path[4160], p[4096], **want = NULL;
+	size_t n = 0;
+	snprintf(path, sizeof path, "%s/%s.walks", dir, base);
+	bool read = load(&t, dir, base) == 0 &&
+		    read_lines(path, &want, &n) == 0 && n > 0;
+	for (int sorted = 0; sorted < 2; sorted++) {
+		bool same = read && (!sorted || table_sort(&t) == 0);
+		for (size_t i = 0; same && i < n; i++) {
+			int id = -1;
+			if (sscanf(want[i], "%4095s %d", p, &id) != 2)
+				same = false;
+			const struct entry *e = table_walk(&t, p);
+			if (same && (e ? e->id : 0) != id) {
+				printf("# %s: %d, not %d\n", p, e ? e->id : 0, id);
+				same = false;
+			}
+		}
+		ok(same, "%s.mountinfo walked as %s.walks says, %s", base,
+		   base, sorted ? "sorted" : "scanned");
+	}
+	free_lines(want, n);
+	table_free(&t);
+}
+
 int main(void)
 {
 	const char *src = getenv("srcdir");
@@ -81,5 +129,6 @@ int main(void)
 	snprintf(dir, sizeof dir, "%s/test/unit/golden", src ? src : ".");
 	golden(dir, "basic", false);
 	golden(dir, "old", true);
+	walks(dir, "stack");
 	return tap_done();
 }

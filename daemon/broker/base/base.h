@@ -34,10 +34,16 @@ int fd_room(void);             /* handles take descriptors below this */
 unsigned long sysctl_value(const char *path); /* under /proc/sys, or 0 */
 
 /* mntid.c: the kernel's id of a descriptor's mount */
+struct table;
 int fd_mnt_id(int fd);
+/* the same, where mountinfo must say it, from t (table_read()) while the
+ * kernel's table is still t: for many questions of one table */
+int mntid_within(struct table *t, int fd);
 int fdinfo_mnt_id(const char *fdinfo); /* any process's, by its fdinfo */
 bool fdinfo_has_mnt_id(void);          /* Linux 3.15 on */
-int mountinfo_mnt_id(int fd);  /* where no file handle or fdinfo says it */
+/* where no file handle or fdinfo says it: from t as above, or (NULL, or
+ * t no longer the kernel's) a table read for the question */
+int mountinfo_mnt_id(struct table *t, int fd);
 bool mountinfo_at_root(int fd, int kid); /* fd_at_root() before 5.8 */
 /* the handles that tell mounts apart: held(ctx, kid), the descriptor the
  * broker holds on mount kid or -1 (the hold registers it) */

@@ -6,7 +6,7 @@
  * The descriptor's path (/proc/self/fd, d_path()) is the chain of
  * mountpoints up from its own mount, so that mount is one on the
  * descriptor's device whose mountpoint starts the path.  A walk of the
- * path reaches the top of what is mounted there (walk()); a descriptor
+ * path reaches the top of what is mounted there (table_walk()); a descriptor
  * opened by a path, as nearly all are, is on that mount.  Whether it is:
  * for a directory, rename(2) of "." to "." answers EXDEV between two
  * mounts and EBUSY within one, and changes nothing (the kernel compares
@@ -16,10 +16,16 @@
  * path, unless the same test against the broker's handles says which, or
  * rules it out.  Where two remain, the table cannot tell: -ENOENT (a
  * restart's import asks holder.ids then, holder.c).
+ *
+ * A question reads the table again, for the table as it is; a caller
+ * asking of every mount (the import, sync_table()) hands over the table
+ * it has just read (mntid_within()), sorted once for the walks, and used
+ * while the kernel flags no change to it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,49 +34,6 @@
 #include <unistd.h>
 #include "base/base.h"
 #include "base/mtparse.h"
-
-/* A mount on dir of parent; with no parent, the table's root (the mount
- * whose parent the table does not have, or is itself). */
-static const struct entry *child_on(const struct table *t,
-				    const struct entry *parent,
-				    const char *dir)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		const struct entry *e = &t->v[i];
-		bool child = parent ? e->parent == parent->id :
-			     e->parent == e->id || !table_find(t, e->parent);
-		if (e->id && e != parent && child && strcmp(e->mp, dir) == 0)
-			return e;
-	}
-	return NULL;
-}
-
-/* The top of the mounts stacked on dir of parent, parent when none is. */
-static const struct entry *top_at(const struct table *t,
-				  const struct entry *parent, const char *dir)
-{
-	for (const struct entry *up; (up = child_on(t, parent, dir)); )
-		parent = up;
-	return parent;
-}
-
-/* The mount a walk of path reaches now: at each directory on the way,
- * the top of what is mounted on it. */
-static const struct entry *walk(const struct table *t, const char *path)
-{
-	char dir[PATH_MAX];
-	const struct entry *cur = top_at(t, NULL, "/");
-	size_t n = strlen(path);
-	if (n >= sizeof dir)
-		return NULL;
-	for (size_t i = 1; cur && i <= n; i++)
-		if (path[i] == '/' || path[i] == '\0') {
-			memcpy(dir, path, i);
-			dir[i] = '\0';
-			cur = top_at(t, cur, dir);
-		}
-	return cur;
-}
 
 /* Whether the two directories are on one mount: rename of "." to "."
  * fails with EXDEV between two mounts, EBUSY within one. */
@@ -178,18 +141,39 @@ static int beneath(const struct table *t, const struct entry *v,
 	return -ENOENT;
 }
 
-int mountinfo_mnt_id(int fd)
+/* Whether t is the kernel's table still: read from /proc/self/mountinfo,
+ * with no change flagged on its watch since (a mount made between the
+ * read and the descriptor's open would answer for the descriptor).  The
+ * kernel flags a change once: the first seen lets the watch go. */
+static bool current(struct table *t)
 {
-	struct table t;
+	struct pollfd p = { .fd = t->watch, .events = POLLPRI };
+	if (t->watch >= 0 && poll(&p, 1, 0) != 0) {
+		close(t->watch);
+		t->watch = -1;
+	}
+	return t->watch >= 0;
+}
+
+/* The question asked of the caller's table while it is the kernel's,
+ * sorted at its first question (many follow: the import's); else of one
+ * read for the question alone, which a sort would not repay. */
+int mountinfo_mnt_id(struct table *given, int fd)
+{
+	struct table own, *t = given && current(given) ? given : &own;
 	struct stat st;
 	char *path = fd_path(fd);
 	int id = !path || path[0] != '/' || strstr(path, " (deleted)") ||
-		 fd_stat(fd, &st) < 0 ? -ENOENT : table_read(&t);
+		 fd_stat(fd, &st) < 0 ? -ENOENT :
+		 t == &own ? table_read(&own) : 0;
 	if (id == 0) {
-		const struct entry *v = walk(&t, path);
+		if (t == given)
+			table_sort(t);  /* -ENOMEM: the walk scans instead */
+		const struct entry *v = table_walk(t, path);
 		id = v && entry_dev(v) == st.st_dev && fd_reached(fd, path) ?
-		     v->id : beneath(&t, v, path, fd, st.st_dev);
-		table_free(&t);
+		     v->id : beneath(t, v, path, fd, st.st_dev);
+		if (t == &own)
+			table_free(&own);
 	}
 	free(path);
 	return id;
@@ -267,7 +251,7 @@ int fdinfo_mnt_id(const char *fdinfo)
  * path walk resolves a mount at every step) answers for the others (proc,
  * sysfs, devpts) and for kernels without it; mountinfo (mntid.c) for a
  * kernel with neither (no CONFIG_FHANDLE, before 3.15). */
-int fd_mnt_id(int fd)
+int mntid_within(struct table *t, int fd)
 {
 	char path[64];
 	struct file_handle fh = { .handle_bytes = 0 };
@@ -277,7 +261,12 @@ int fd_mnt_id(int fd)
 		return id;
 	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
 	id = fdinfo_line(path);
-	return id == -ENODATA ? mountinfo_mnt_id(fd) : id;
+	return id == -ENODATA ? mountinfo_mnt_id(t, fd) : id;
+}
+
+int fd_mnt_id(int fd)
+{
+	return mntid_within(NULL, fd);
 }
 
 /* dir/name opened (O_PATH) if it is the root of mount kid; the lookup

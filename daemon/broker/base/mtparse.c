@@ -1,12 +1,16 @@
 /* mtparse.c: the kernel's mount table as text: /proc/self/mountinfo, and
- * /proc/mounts before Linux 2.6.26.  Parsing only, no system call but
- * reading a file; test/unit/mtparse-test.c checks it on golden files.
+ * /proc/mounts before Linux 2.6.26.  Parsing and the table's own walk
+ * only, no system call but opening and reading a file;
+ * test/unit/mtparse-test.c checks it on golden files.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 #include "base/mtparse.h"
 #include "vec.h"
 
@@ -148,18 +152,33 @@ struct entry *entry_find(struct entry **ix, size_t n, int id)
 
 void table_free(struct table *t)
 {
+	if (t->watch >= 0)
+		close(t->watch);
+	free(t->by_mp);
 	free(t->ix);
 	free(t->v);
 	free_lines(t->lines, t->n);
 	memset(t, 0, sizeof *t);
+	t->watch = -1;
+}
+
+/* The kernel notes its table's state when mountinfo is opened, and flags
+ * a change after it once, to that reader (POLLPRI): opened before the
+ * read, the watch sees a change made while the table is read too. */
+int table_watch(void)
+{
+	return open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 }
 
 int table_read(struct table *t)
 {
 	memset(t, 0, sizeof *t);
+	t->watch = table_watch();
 	int err = read_lines("/proc/self/mountinfo", &t->lines, &t->n);
-	if (err)
+	if (err) {
+		table_free(t);
 		return err;
+	}
 	t->v = calloc(t->n ? t->n : 1, sizeof *t->v);
 	for (size_t i = 0; t->v && i < t->n; i++)
 		if (mt_parse_line(t->lines[i], &t->v[i]) < 0)
@@ -174,4 +193,119 @@ int table_read(struct table *t)
 struct entry *table_find(const struct table *t, int id)
 {
 	return entry_find(t->ix, t->n, id);
+}
+
+/* e against a mount on mp of parent, in by_mp's order: by parent, then
+ * mountpoint; the lines that did not parse (id 0) last. */
+static int place_cmp(const struct entry *e, int parent, const char *mp)
+{
+	if (!e->id)
+		return 1;
+	if (e->parent != parent)
+		return e->parent < parent ? -1 : 1;
+	int c = strcmp(e->mp, mp);
+	return (c > 0) - (c < 0);
+}
+
+/* Equal places in the table's order: a lookup takes the first, as a scan
+ * of the table does. */
+static int by_place(const void *a, const void *b)
+{
+	const struct entry *x = *(struct entry *const *)a;
+	const struct entry *y = *(struct entry *const *)b;
+	int c = y->id ? place_cmp(x, y->parent, y->mp) : -(x->id != 0);
+	return c ? c : (x > y) - (x < y);
+}
+
+struct place {
+	int parent;
+	const char *mp;
+};
+
+static int place_key(const void *key, const void *e)
+{
+	const struct place *k = key;
+	return -place_cmp(*(struct entry *const *)e, k->parent, k->mp);
+}
+
+/* The first mount the table lists on dir of parent, not parent itself (a
+ * root may be its own parent), or NULL. */
+static const struct entry *child_on(const struct table *t,
+				    const struct entry *parent,
+				    const char *dir)
+{
+	struct place k = { parent->id, dir };
+	struct entry **e;
+	if (!t->by_mp) {
+		for (size_t i = 0; i < t->n; i++) {
+			const struct entry *c = &t->v[i];
+			if (c->id && c != parent && c->parent == parent->id &&
+			    strcmp(c->mp, dir) == 0)
+				return c;
+		}
+		return NULL;
+	}
+	e = bsearch(&k, t->by_mp, t->n, sizeof *e, place_key);
+	while (e && e > t->by_mp && place_key(&k, e - 1) == 0)
+		e--;
+	for (; e && e < t->by_mp + t->n && place_key(&k, e) == 0; e++)
+		if (*e != parent)
+			return *e;
+	return NULL;
+}
+
+/* The table's root: the first mount on "/" whose parent the table does
+ * not have, or is itself. */
+static struct entry *root_of(const struct table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct entry *e = &t->v[i];
+		if (e->id && (e->parent == e->id || !table_find(t, e->parent)) &&
+		    strcmp(e->mp, "/") == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/* The top of the mounts stacked on dir of parent, parent when none is. */
+static const struct entry *top_at(const struct table *t,
+				  const struct entry *parent, const char *dir)
+{
+	for (const struct entry *up; (up = child_on(t, parent, dir)); )
+		parent = up;
+	return parent;
+}
+
+const struct entry *table_walk(const struct table *t, const char *path)
+{
+	char dir[PATH_MAX];
+	const struct entry *root = t->by_mp ? t->root : root_of(t);
+	const struct entry *cur = root ? top_at(t, root, "/") : NULL;
+	size_t n = strlen(path);
+	if (n >= sizeof dir)
+		return NULL;
+	for (size_t i = 1; cur && i <= n; i++)
+		if (path[i] == '/' || path[i] == '\0') {
+			memcpy(dir, path, i);
+			dir[i] = '\0';
+			cur = top_at(t, cur, dir);
+		}
+	return cur;
+}
+
+/* A walk is a lookup per directory on the path: the scan of the table
+ * each costs makes a question per mount (the import's) quadratic. */
+int table_sort(struct table *t)
+{
+	if (t->by_mp)
+		return 0;
+	struct entry **v = malloc((t->n ? t->n : 1) * sizeof *v);
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		v[i] = &t->v[i];
+	qsort(v, t->n, sizeof *v, by_place);
+	t->root = root_of(t);
+	t->by_mp = v;
+	return 0;
 }

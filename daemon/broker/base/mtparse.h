@@ -40,9 +40,21 @@ struct table {
 	char **lines;
 	struct entry *v, **ix;
 	size_t n;
+	int watch;             /* /proc/self/mountinfo opened before the
+				  read: POLLPRI on it says the kernel's
+				  table changed since (mntid.c); -1 for a
+				  table that may not be the kernel's now */
+	struct entry **by_mp;  /* table_sort(): by parent and mountpoint */
+	struct entry *root;    /* and the table's root */
 };
 int table_read(struct table *t);   /* -errno, and an empty table */
+int table_watch(void);             /* a watch for a table about to be read */
 struct entry *table_find(const struct table *t, int id);
 void table_free(struct table *t);
+/* The mount a walk of path reaches, as the table has it: at each directory
+ * on the way, the top of what is mounted on it.  Linear in the table at
+ * each step, or logarithmic once table_sort() sorted it (-ENOMEM). */
+const struct entry *table_walk(const struct table *t, const char *path);
+int table_sort(struct table *t);
 
 #endif

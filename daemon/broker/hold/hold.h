@@ -78,9 +78,11 @@ int expiry_mark(struct request *r, struct mount *m);
 int expiry_step(struct request *r, struct mount *m);
 int expiry_wake_plan(struct request *r);
 
-/* import.c */
+/* import.c; handle_import(): t, the table e is of (mntid_within()) */
+struct table;
 int import_table(struct broker *b, const char *mountinfo);
-void handle_import(struct broker *b, struct entry *e, bool above);
+void handle_import(struct broker *b, struct table *t, struct entry *e,
+		   bool above);
 int refresh_paths(struct broker *b);
 int sync_table(struct broker *b);
 bool table_changed(struct broker *b);

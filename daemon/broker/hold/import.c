@@ -57,11 +57,11 @@ static struct fs *fs_of(struct broker *b, struct devfs **seen,
 }
 
 /* Attach every entry whose parent is in the graph, until none is left. */
-static int attach_all(struct broker *b, struct entry *v, size_t n,
-		      struct entry **ix, struct devfs *slots)
+static int attach_all(struct broker *b, struct table *t, struct devfs *slots)
 {
+	struct entry *v = t->v, **ix = t->ix;
 	struct devfs *seen = NULL;
-	size_t done = 0;
+	size_t done = 0, n = t->n;
 	int err = 0;
 	for (bool progress = true; progress && done < n && !err; ) {
 		progress = false;
@@ -79,7 +79,7 @@ static int attach_all(struct broker *b, struct entry *v, size_t n,
 				err = -EINVAL;
 				break;
 			}
-			handle_import(b, &v[i], expiry_above(ix, n, &v[i]));
+			handle_import(b, t, &v[i], expiry_above(ix, n, &v[i]));
 			done++;
 			progress = true;
 		}
@@ -88,13 +88,11 @@ static int attach_all(struct broker *b, struct entry *v, size_t n,
 	return err ? err : done == n ? 0 : -EINVAL;
 }
 
-static int build(struct broker *b, struct entry *v, size_t n)
+static int build(struct broker *b, struct table *t)
 {
-	struct entry **ix = entry_index(v, n);
-	struct devfs *slots = calloc(n ? n : 1, sizeof *slots);
-	int err = ix && slots ? attach_all(b, v, n, ix, slots) : -ENOMEM;
+	struct devfs *slots = calloc(t->n ? t->n : 1, sizeof *slots);
+	int err = slots ? attach_all(b, t, slots) : -ENOMEM;
 	free(slots);
-	free(ix);
 	return err;
 }
 
@@ -157,7 +155,7 @@ static int forget_gone(struct broker *b, const struct table *t)
 
 /* New mounts join as private mounts under their parents, parents first.
  * Returns how many joined. */
-static int take_new(struct broker *b, const struct table *t)
+static int take_new(struct broker *b, struct table *t)
 {
 	int changed = 0;
 	for (bool more = true; more; ) {
@@ -176,7 +174,7 @@ static int take_new(struct broker *b, const struct table *t)
 					    flags_named(&mnt_flag_table, e->opts));
 			free(dir);
 			if (e->m)
-				handle_import(b, e, false);
+				handle_import(b, t, e, false);
 			more = changed += e->m != NULL;
 		}
 	}
@@ -297,20 +295,23 @@ static int keep_order(struct broker *b, struct entry *v, size_t n)
 	return err;
 }
 
+/* The kernel's own table answers the import's questions of mount ids too
+ * (mntid_within(): one read, not one per mount); another file may not be
+ * the kernel's table now, and a question of it reads the kernel's. */
 int import_table(struct broker *b, const char *mountinfo)
 {
 	fd_raise_limit();
 	bool mounts = strcmp(strrchr(mountinfo, '/') ?: mountinfo, "/mounts") == 0;
-	char **lines;
-	size_t n;
-	struct entry *v = NULL;
-	int err = read_lines(mountinfo, &lines, &n);
-	if (err)
-		return err;
-	v = calloc(n ? n : 1, sizeof *v);
-	for (size_t i = 0; v && !err && i < n; i++)
-		if ((err = mounts ? mt_parse_mounts_line(lines[i], &v[i], v, i) :
-			   mt_parse_line(lines[i], &v[i])) == 0 && v[i].propagates) {
+	struct table t = { .watch = strcmp(mountinfo, "/proc/self/mountinfo") ?
+				    -1 : table_watch() };
+	int err = read_lines(mountinfo, &t.lines, &t.n);
+	struct entry *v = err ? NULL : (t.v = calloc(t.n ? t.n : 1, sizeof *t.v));
+	size_t n = t.n;
+	if (!err && !v)
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < n; i++)
+		if ((err = mounts ? mt_parse_mounts_line(t.lines[i], &v[i], v, i) :
+			   mt_parse_line(t.lines[i], &v[i])) == 0 && v[i].propagates) {
 			fprintf(stderr, "sharebrokerd: the kernel already "
 				"propagates mount %d (%s); run the broker where "
 				"every mount is private (mount --make-rprivate /, "
@@ -318,19 +319,18 @@ int import_table(struct broker *b, const char *mountinfo)
 				v[i].id, v[i].mp);
 			err = -EEXIST;
 		}
-	if (!v)
-		err = -ENOMEM;
 	for (size_t i = 0; mounts && !err && i < n; i++) {
 		v[i].top = true;
 		for (size_t j = i + 1; j < n && v[i].top; j++)
 			v[i].top = strcmp(v[i].mp, v[j].mp) != 0;
 	}
+	if (!err && !(t.ix = entry_index(v, n)))
+		err = -ENOMEM;
 	if (!err)
-		err = build(b, v, n);
+		err = build(b, &t);
 	if (!err)
 		err = keep_order(b, v, n);
-	free_lines(lines, n);
-	free(v);
+	table_free(&t);
 	return err;
 }
 
@@ -360,7 +360,8 @@ static int from_holder(struct broker *b, struct entry *e)
  * holder kept it.  Others stay out of reach (logged).  Beneath a mount
  * marked to expire (above), its path is not looked up: the lookup would
  * end on the marked one and clear its mark. */
-void handle_import(struct broker *b, struct entry *e, bool above)
+void handle_import(struct broker *b, struct table *t, struct entry *e,
+		   bool above)
 {
 	if (expiry_import(b, e) == 0)
 		return;        /* marked to expire: no lookup (expire.c) */
@@ -370,8 +371,9 @@ void handle_import(struct broker *b, struct entry *e, bool above)
 		fd = -1;
 		errno = EMFILE;
 	}
-	if (fd >= 0 && (e->guessed ? e->top : fd_mnt_id(fd) == e->id) &&
-	    handle_take(b, e->m, fd, e->guessed ? fd_mnt_id(fd) : e->id) == 0)
+	if (fd >= 0 && (e->guessed ? e->top : mntid_within(t, fd) == e->id) &&
+	    handle_take(b, e->m, fd, e->guessed ? mntid_within(t, fd) :
+			e->id) == 0)
 		return;
 	if (fd >= 0)
 		close(fd);
