@@ -11,6 +11,7 @@
 
 #if !defined(__x86_64__) || defined(SHIM_NO_ASM)
 #include <dlfcn.h>
+#include <sys/syscall.h>
 
 #if defined(__x86_64__) && defined(__GLIBC__)
 /* glibc 2.34 moved dlsym into libc as dlsym@GLIBC_2.34; a jail with an
@@ -38,6 +39,28 @@ __attribute__((constructor)) static void resolve_early(void)
 	errno = saved;
 }
 
+#if defined(SYS_socketcall) && defined(SYS_socket)
+#include <linux/net.h>
+/* Before Linux 4.3, i386 (like the other ABIs that have socketcall) had
+ * no system call of its own per socket operation: socketcall(2) carries
+ * them all, its arguments in memory.  Its call for syscall nr, or 0. */
+static int socketcall_of(long nr)
+{
+	switch (nr) {
+	case SYS_socket: return SYS_SOCKET;
+	case SYS_connect: return SYS_CONNECT;
+	case SYS_sendto: return SYS_SENDTO;
+	case SYS_setsockopt: return SYS_SETSOCKOPT;
+	case SYS_getsockopt: return SYS_GETSOCKOPT;
+	case SYS_sendmsg: return SYS_SENDMSG;
+	case SYS_recvmsg: return SYS_RECVMSG;
+	}
+	return 0;
+}
+#else
+#define socketcall_of(nr) 0
+#endif
+
 long shim_raw(long nr, long a, long b, long c, long d, long e, long f)
 {
 	syscall_fn *next;
@@ -50,6 +73,14 @@ long shim_raw(long nr, long a, long b, long c, long d, long e, long f)
 	r = next(nr, a, b, c, d, e, f);
 	if (r == -1)
 		r = -errno;
+#ifdef SYS_socketcall
+	int call = r == -ENOSYS ? socketcall_of(nr) : 0;
+	if (call) {
+		long args[6] = { a, b, c, d, e, f };
+		if ((r = next(SYS_socketcall, call, (long)args)) == -1)
+			r = -errno;
+	}
+#endif
 	errno = saved;
 	return r;
 }

@@ -115,15 +115,18 @@ cross_compile() {
 }
 
 # Runs the dynamic program PROG of TARGET with ARGS, its shim preloaded
-# when SHIM is set (a glibc loader's --preload, or LD_PRELOAD for musl).
+# when SHIM is set (a glibc loader's --preload, or LD_PRELOAD for musl),
+# under the command CROSS_WRAP (an array) when set.
 cross_run() {
 	local target=$1 prog=$2
 	shift 2
 	cross_target "$target" || return 1
 	if [ -z "$CROSS_LOADER" ]; then
-		env ${SHIM:+LD_PRELOAD="$SHIM"} "$prog" "$@"
+		env ${SHIM:+LD_PRELOAD="$SHIM"} ${CROSS_WRAP[@]+"${CROSS_WRAP[@]}"} \
+			"$prog" "$@"
 		return
 	fi
-	env -u LD_PRELOAD "${CROSS_RUN[@]}" --library-path "$CROSS_LIBDIR" \
-		${SHIM:+--preload "$SHIM"} "$prog" "$@"
+	env -u LD_PRELOAD ${CROSS_WRAP[@]+"${CROSS_WRAP[@]}"} "${CROSS_RUN[@]}" \
+		--library-path "$CROSS_LIBDIR" ${SHIM:+--preload "$SHIM"} \
+		"$prog" "$@"
 }
