@@ -285,15 +285,22 @@ int holder_take(int kid, dev_t dev)
 	struct stat st;
 	for (size_t i = 0; h->old && i < h->n; i++) {
 		/* the table's answer, or the previous broker's note: where
-		 * it wrote one the table may not tell (a file's mount) */
+		 * it wrote one the table may not tell (a file's mount).  A
+		 * noted descriptor was a handle, on its mount's root; another
+		 * may be a place inside the mount (copy.c's, open when the
+		 * broker died), with the mount's id: the root is asked.  No
+		 * question for a noted one: mountinfo's answer (before 5.8)
+		 * reads the descriptor's path, whose mntput() clears a
+		 * sleeping mount's MNT_EXPIRE mark. */
 		bool noted = h->v[i].noted == kid;
 		if (h->v[i].kid != kid && !noted)
 			continue;
 		snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)h->old,
 			 h->v[i].num);
 		int fd = open(path, O_PATH | O_CLOEXEC);
-		if (fd >= 0 && (noted || fd_mnt_id(fd) == kid) &&
-		    fstat(fd, &st) == 0 && st.st_dev == dev && fd_at_root(fd, kid))
+		if (fd >= 0 && (noted || (fd_mnt_id(fd) == kid &&
+					  fd_at_root(fd, kid))) &&
+		    fstat(fd, &st) == 0 && st.st_dev == dev)
 			return fd;
 		if (fd >= 0)
 			close(fd);

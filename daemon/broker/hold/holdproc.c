@@ -133,13 +133,16 @@ static bool covered_file(const struct holder *h, int fd)
 /* While the broker has mounts marked to expire (expire.c), a mount with
  * a child may be beneath one stacked on its place, and a lookup of its
  * path would end on that one and clear the kernel's mark (mntput()): it
- * is kept without the lookup, as a covered one.  At worst one its path
- * still reaches is kept too, until the next broker takes it. */
+ * is kept without the lookup, as a covered one.  So is a descriptor whose
+ * mount neither fdinfo (before 3.15) nor the broker's note names (a
+ * sleeper's place, on its parent's root: expire.c).  At worst one its
+ * path still reaches is kept too, until the next broker takes it. */
 static bool beneath_sleeper(const struct holder *h, long id, int fd)
 {
+	if (faccessat(h->id_fd, EXPIRY_LIST, F_OK, 0) != 0)
+		return false;
 	long kid = id >= 0 ? id : noted(h, fd);
-	return kid >= 0 && faccessat(h->id_fd, EXPIRY_LIST, F_OK, 0) == 0 &&
-	       in_table(kid, 2);
+	return kid < 0 || in_table(kid, 2);
 }
 
 /* Whether fd is on a mount of the table that its path no longer reaches:
