@@ -100,3 +100,33 @@ teardown() {
 		umount ./. 0 umount ./. 0 umount . 0
 	[[ $output == *"umount ./. = 0"*"umount ./. = EINVAL"*"umount . = EINVAL"* ]]
 }
+
+# A cwd kept beneath a stack names its top for umount2's "." (named.c).
+# U marked sleeps, a mount made there goes on it and wakes it (a new
+# handle, which the broker's note may not name), V on top is marked: the
+# holder, without fdinfo's mnt_id, must not look up the path of U's
+# handle, which ends on V (its release clears V's mark; expire-stack.sh).
+# The pause gives the holder, alone after the kill, time to judge it.
+@test "--oldest: MNT_EXPIRE's mark on a stack's top, named from a cwd beneath, outlives a broker killed and its holder" {
+	local umount2 keeper
+	umount2=$(libshare_find test/diff/umount2)
+	host mount -t tmpfs B "$S/b"
+	(cd "$S/b" && exec sleep 600) &
+	keeper=$!
+	host mount -t tmpfs U "$S/b"
+	run host sh -c "cd /proc/$keeper/cwd && exec '$umount2' -e ."
+	[ "$status" -eq 32 ]                   # EAGAIN: U marked
+	host sh -c "cd /proc/$keeper/cwd && exec mount -t tmpfs V ."
+	run host sh -c "cd /proc/$keeper/cwd && exec '$umount2' -e ."
+	[ "$status" -eq 32 ]                   # EAGAIN: V marked
+	[ "$(mountpoints_of V)" = "$S/b" ]
+	kill -KILL "$BROKER_PID"
+	wait_gone "$BROKER_PID" 5
+	sleep 1
+	broker_start
+	run host sh -c "cd /proc/$keeper/cwd && exec '$umount2' -e ."
+	kill "$keeper"
+	[ "$status" -eq 0 ]
+	[ "$(mountpoints_of V)" = "" ]
+	[ "$(mountpoints_of U)" = "$S/b" ]
+}
