@@ -72,9 +72,11 @@ build() {
 		>"$DEBDIR/build.log" 2>&1
 	check "dpkg-buildpackage -us -uc -b on a clean clone" [ $? -eq 0 ]
 	lintian --pedantic -I "$DEBDIR"/libshare_*.changes >"$DEBDIR/lintian.log" 2>&1
+	LINTIAN_RC=$?
 	sed 's/^/# lintian: /' "$DEBDIR/lintian.log"
+	# lintian ran (127: not installed; 2: it could not read the changes)
 	check "lintian: no error, no warning" \
-		eval '! grep -q "^[EW]: " "$DEBDIR/lintian.log"'
+		eval '[ "$LINTIAN_RC" -le 1 ] && ! grep -q "^[EW]: " "$DEBDIR/lintian.log"'
 }
 
 if [ "$BUILD" = yes ]; then
