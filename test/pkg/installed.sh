@@ -199,6 +199,8 @@ upgrade_step() {
 	check "the upgrade restarted the broker" eval \
 		'sharectl status && [ "$(cat "$STATE/sharebrokerd.pid")" != "$old" ]'
 	views "$ns" >"$T/views.after"
+	sed 's/^/# before the upgrade: /' "$T/views.before"
+	sed 's/^/# after the upgrade:  /' "$T/views.after"
 	diff "$T/views.before" "$T/views.after" | sed 's/^/# /'
 	check "every mount, jail and namespace as before the upgrade" \
 		cmp -s "$T/views.before" "$T/views.after"
