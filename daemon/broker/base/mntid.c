@@ -96,9 +96,9 @@ static size_t next_len(const struct table *t, const struct entry *v,
 {
 	size_t best = 0;
 	for (size_t i = 0; i < t->n; i++) {
-		size_t len = strlen(t->v[i].mp);
-		if (len < limit && len > best &&
-		    candidate(&t->v[i], v, path, dev))
+		size_t len;    /* a line that did not parse has no mp */
+		if (candidate(&t->v[i], v, path, dev) &&
+		    (len = strlen(t->v[i].mp)) < limit && len > best)
 			best = len;
 	}
 	return best;
@@ -114,7 +114,7 @@ static const struct entry *at_len(const struct table *t,
 	*n = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct entry *e = &t->v[i];
-		if (strlen(e->mp) != len || !candidate(e, v, path, dev))
+		if (!candidate(e, v, path, dev) || strlen(e->mp) != len)
 			continue;
 		int on = on_handle(fd, e);
 		if (on == 1)
