@@ -102,10 +102,11 @@ teardown() {
 }
 
 # A cwd kept beneath a stack names its top for umount2's "." (named.c).
-# U marked sleeps, a mount made there goes on it and wakes it (a new
-# handle, which the broker's note may not name), V on top is marked: the
-# holder, without fdinfo's mnt_id, must not look up the path of U's
-# handle, which ends on V (its release clears V's mark; expire-stack.sh).
+# U marked sleeps, a mount made there goes on it and wakes it, V on top
+# is marked: the holder, without fdinfo's mnt_id, must not look up the
+# path of a descriptor the broker's note does not name (V's place, on
+# U's root), which ends on V (its release clears V's mark;
+# expire-stack.sh).
 # The pause gives the holder, alone after the kill, time to judge it.
 @test "--oldest: MNT_EXPIRE's mark on a stack's top, named from a cwd beneath, outlives a broker killed and its holder" {
 	local umount2 keeper
