@@ -79,22 +79,9 @@ keeper() {
 	awk -v n="${1%:/}" '$1 == n { print $2 }' "$nsfile"
 }
 
-# Whether process $1 is a broker on this run's socket: an argument of its
-# command line is the socket's name.
-on_socket() {
-	local arg args=()
-	mapfile -d '' -t args 2>/dev/null <"/proc/$1/cmdline"
-	for arg in "${args[@]}"; do
-		[[ $arg == "$sock" ]] && return 0
-	done
-	return 1
-}
-
 # The broker's pid, if it is still that broker (pid reuse).
 broker_alive() {
-	local st
-	[[ $broker ]] && { read -r st <"/proc/$broker/stat"; } 2>/dev/null &&
-		[[ ${st##*) } != Z* ]] && on_socket "$broker"
+	[[ $broker ]] && broker_on "$broker" "$sock"
 }
 
 # SIGTERM ends its loop; a broker stuck elsewhere gets SIGKILL after 5 s.
@@ -117,12 +104,6 @@ stop_broker() {
 	done
 	end_holders "$state"  # one that still keeps something outlives it
 	return 0
-}
-
-# Mountpoints at or below $1, deepest (latest) first.
-mounts_under() {
-	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { m[n++] = $5 }
-		END { while (n) print m[--n] }' /proc/self/mountinfo
 }
 
 # Lazily (a holder may outlive the script), deepest first; a stack is

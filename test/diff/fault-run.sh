@@ -58,21 +58,8 @@ broker=
   echo "echo $spec >\"\$FAULT_FILE\""
   sed -n "${line}p" "$src"; } >"$script"
 
-# Whether process $1 is a broker on this run's socket: an argument of its
-# command line is the socket's name.
-on_socket() {
-	local arg args=()
-	mapfile -d '' -t args 2>/dev/null <"/proc/$1/cmdline"
-	for arg in "${args[@]}"; do
-		[[ $arg == "$sock" ]] && return 0
-	done
-	return 1
-}
-
 broker_alive() {
-	local st
-	[[ $broker ]] && { read -r st <"/proc/$broker/stat"; } 2>/dev/null &&
-		[[ ${st##*) } != Z* ]] && on_socket "$broker"
+	[[ $broker ]] && broker_on "$broker" "$sock"
 }
 
 # The brokers listening on this run's socket, by their command lines:
@@ -107,11 +94,6 @@ stop_broker() {
 	while broker_alive; do
 		sleep 0.01
 	done
-}
-
-mounts_under() {
-	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { m[n++] = $5 }
-		END { while (n) print m[--n] }' /proc/self/mountinfo
 }
 
 # The keeper of namespace NAME:/ (native.sh's unshare), if it is alive: a

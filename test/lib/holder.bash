@@ -3,6 +3,29 @@
 # leaves a holder process ("sharebrokerhold") keeping it for the next
 # broker; a test that stops its broker for good ends it too, or the
 # process (and the test's mount namespace with it) would outlive the test.
+# And what a run's cleanup asks of its detached broker and its mounts
+# (test/diff/broker-run.sh, fault-run.sh): builtins and one awk, no
+# process per question.
+
+# Whether process $1 is, still, a broker on socket $2: not a zombie, and
+# an argument of its command line is the socket's name (a pid reused by
+# another process is not).
+broker_on() {
+	local st arg args=()
+	{ read -r st <"/proc/$1/stat"; } 2>/dev/null && [[ ${st##*) } != Z* ]] ||
+		return 1
+	mapfile -d '' -t args 2>/dev/null <"/proc/$1/cmdline"
+	for arg in "${args[@]}"; do
+		[[ $arg == "$2" ]] && return 0
+	done
+	return 1
+}
+
+# Mountpoints at or below $1, deepest (latest) first.
+mounts_under() {
+	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { m[n++] = $5 }
+		END { while (n) print m[--n] }' /proc/self/mountinfo
+}
 
 # The pid of the holder DIR/holder.pid names ("PID FD"), if that process
 # still is a holder and its descriptor FD still is DIR: a pid reused by
