@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	struct table t, before;
-	if (table_read(&before) < 0) {
+	if (table_read_watched(&before) < 0) {
 		perror("/proc/self/mountinfo");
 		return 1;
 	}
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
-	if (table_read(&t) < 0) {
+	if (table_read_watched(&t) < 0) {
 		perror("/proc/self/mountinfo");
 		return 1;
 	}

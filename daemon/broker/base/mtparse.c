@@ -173,7 +173,7 @@ int table_watch(void)
 int table_read(struct table *t)
 {
 	memset(t, 0, sizeof *t);
-	t->watch = table_watch();
+	t->watch = -1;
 	int err = read_lines("/proc/self/mountinfo", &t->lines, &t->n);
 	if (err) {
 		table_free(t);
@@ -188,6 +188,16 @@ int table_read(struct table *t)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+int table_read_watched(struct table *t)
+{
+	int watch = table_watch(), err = table_read(t);
+	if (!err)
+		t->watch = watch;
+	else if (watch >= 0)
+		close(watch);
+	return err;
 }
 
 struct entry *table_find(const struct table *t, int id)

@@ -48,6 +48,9 @@ struct table {
 	struct entry *root;    /* and the table's root */
 };
 int table_read(struct table *t);   /* -errno, and an empty table */
+/* the same with its watch: for a table many questions follow (mntid.c's
+ * mntid_within()); a table read for one question needs none */
+int table_read_watched(struct table *t);
 int table_watch(void);             /* a watch for a table about to be read */
 struct entry *table_find(const struct table *t, int id);
 void table_free(struct table *t);

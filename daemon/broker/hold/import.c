@@ -100,7 +100,7 @@ static int build(struct broker *b, struct table *t)
  * of its id (NULL for one the graph lacks). */
 static int read_table(struct broker *b, struct table *t)
 {
-	int err = table_read(t);
+	int err = table_read_watched(t);
 	for (size_t i = 0; !err && i < t->n; i++)
 		t->v[i].m = mount_of_kid(b, t->v[i].id);
 	return err;
