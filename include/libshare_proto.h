@@ -1,11 +1,17 @@
 /* libshare_proto.h: the wire protocol between libshare.so (and sharectl)
  * and sharebrokerd.
  *
- * Transport: an AF_UNIX SOCK_SEQPACKET socket, one connection per request.
- * The client connects, sends one request message, reads one reply message
- * and closes.  The broker takes the caller's identity from the kernel
- * (SO_PEERCRED of the connection, /proc/<pid>/root and cwd), never from the
- * message; the client accepts only a broker whose SO_PEERCRED uid is 0.
+ * Transport: an AF_UNIX SOCK_SEQPACKET socket.  The client connects, sends
+ * a request message, reads its reply message, and may send the next on
+ * the same connection (the shim keeps one per process: shim/conn.c); one
+ * request is in flight per connection.  The broker takes the caller's
+ * identity from the kernel (the SCM_CREDENTIALS each message comes with,
+ * which the kernel checks; without them SO_PEERCRED of the connection;
+ * then /proc/<pid>/root and cwd), never from the message's bytes; the
+ * client accepts only a broker whose SO_PEERCRED uid is 0.  A broker that
+ * closes a connection with a request unread makes the client's receive
+ * fail with ECONNRESET: that request was not served, and may be sent
+ * again on a new connection.
  *
  * Every integer is in the host's byte order (client and broker run on the
  * same machine), with fixed widths so that a 32-bit client talks to a

@@ -47,7 +47,8 @@ struct jail {                  /* a root some live process has */
 	UT_hash_handle hh;
 };
 
-/* Who is asking, from the kernel: SO_PEERCRED and /proc/<pid>. */
+/* Who is asking, from the kernel: the credentials its request came with
+ * (SCM_CREDENTIALS, else SO_PEERCRED) and /proc/<pid>. */
 struct peer {
 	pid_t pid;
 	uid_t uid;             /* effective */
@@ -58,7 +59,8 @@ struct peer {
 	bool cap_search;       /* CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH */
 	int root, cwd;         /* O_PATH descriptors on /proc/<pid>/root, cwd */
 	char *root_path;       /* fd_path(root), read once: peer_root() */
-	int proc;              /* /proc/<pid>, the process identified */
+	int proc;              /* /proc/<pid>, the process identified (its
+				  connection's: struct peer_seen) */
 	bool creds_due;        /* uid, gid, groups not read yet: peer_creds() */
 };
 

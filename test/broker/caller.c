@@ -25,6 +25,9 @@
  *   --fork           run the steps in the parent and in a fork()ed child
  *   --vfork          run the steps in a vfork()ed child, then in the parent
  *   --repeat N       every worker runs the steps N times
+ *   --warm           first one call the shim forwards (umount of a name
+ *                    that is nowhere: ENOENT), so that the connection it
+ *                    keeps is open before the workers start
  *   --closefds FILE  close every descriptor (close_range) before the steps;
  *                    the results go to FILE (opened afterwards) instead of
  *                    standard output
@@ -40,6 +43,7 @@
  *                      errno name: what this process sees there
  *   cat FILE           "cat FILE = FIRST-LINE", or the errno name
  *   cwd                "cwd = PATH" from getcwd(3), or the errno name
+ *   euid N             seteuid(N): "euid N = RESULT"
  * FLAGS: a number, or names joined by "," (bind rec move remount rdonly
  * private slave shared unbindable / detach force expire nofollow).
  * In paths, "%t" is the worker (thread number; parent 0, child 1), "%p"
@@ -79,7 +83,7 @@
 static struct {
 	const char *open_path, *root, *dir, *out, *thread_cwd, *own_cwd;
 	long uid, fsuid;
-	bool raw, fork, vfork;
+	bool raw, fork, vfork, warm;
 	int threads, repeat, fd;
 	char **steps;
 	int nsteps;
@@ -92,7 +96,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void usage(void)
 {
 	fputs("usage: caller [--open PATH] [--chroot DIR] [--chdir DIR] "
-	      "[--uid N] [--thread-cwd DIR] [--own-cwd DIR] [--raw] [--threads N | --fork | --vfork] [--repeat N] "
+	      "[--uid N] [--thread-cwd DIR] [--own-cwd DIR] [--raw] [--threads N | --fork | --vfork] [--repeat N] [--warm] "
 	      "[--closefds FILE] STEP...\n", stderr);
 	exit(2);
 }
@@ -198,7 +202,8 @@ static bool is_verb(const char *s)
 {
 	return strcmp(s, "mount") == 0 || strcmp(s, "umount") == 0 ||
 	       strcmp(s, "pivot") == 0 || strcmp(s, "ls") == 0 ||
-	       strcmp(s, "cat") == 0 || strcmp(s, "cwd") == 0;
+	       strcmp(s, "cat") == 0 || strcmp(s, "cwd") == 0 ||
+	       strcmp(s, "euid") == 0;
 }
 
 /* One pass over the steps; worker -1 when there is only one. */
@@ -213,6 +218,7 @@ static void run_steps(int worker)
 			   strcmp(verb, "pivot") == 0 ? 2 :
 			   strcmp(verb, "ls") == 0 ? 1 :
 			   strcmp(verb, "cat") == 0 ? 1 :
+			   strcmp(verb, "euid") == 0 ? 1 :
 			   strcmp(verb, "cwd") == 0 ? 0 : -1;
 		char *a[5] = { 0 };
 		if (want < 0)
@@ -236,6 +242,10 @@ static void run_steps(int worker)
 			cat_file(worker, a[0] ? a[0] : "");
 		else if (strcmp(verb, "cwd") == 0)
 			show_cwd(worker);
+		else if (strcmp(verb, "euid") == 0)
+			report(worker, "euid %s = %s", a[0] ? a[0] : "0",
+			       err_name(seteuid((uid_t)atol(a[0] ? a[0] : "0"))
+					< 0 ? errno : 0));
 		else if (verb[0] == 's')
 			swap(a);
 		else if (verb[0] == 'm')
@@ -349,6 +359,7 @@ int main(int argc, char **argv)
 		if (strcmp(o, "raw") == 0) { opt.raw = true; continue; }
 		if (strcmp(o, "fork") == 0) { opt.fork = true; continue; }
 		if (strcmp(o, "vfork") == 0) { opt.vfork = true; continue; }
+		if (strcmp(o, "warm") == 0) { opt.warm = true; continue; }
 		if (!v)
 			usage();
 		i++;
@@ -369,6 +380,8 @@ int main(int argc, char **argv)
 	if (!opt.nsteps)
 		usage();
 	setup();
+	if (opt.warm)
+		umount2("/.caller-warm-nowhere", 0);
 	run();
 	if (opt.out) {
 		int fd = open(opt.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,

@@ -7,7 +7,7 @@
  *             [--field-hex I=HEX]... [--len I=N]... [--extra N] [--pad-to N]
  *             [--short N] [--bad-magic] [--version N] [--raw-hex HEX]
  *             [--no-wait [--linger SECONDS]] [--silent SECONDS [--conns N]]
- *             [--handoff FILE] [--fd1 N] [--chroot DIR] [--uid N]
+ *             [--handoff FILE] [--give N] [--fd1 N] [--chroot DIR] [--uid N]
  *   rawclient [--socket ADDR] --listen [--count N]
  *
  * --fd1 N says the connection is the client's descriptor N - 1 (the broker
@@ -25,7 +25,10 @@
  * sends nothing for SECONDS.  --handoff FILE: the process that connected
  * prints "connected PID" and exits at once; a child it forked keeps the
  * connection, waits until FILE exists, then sends (the pid the broker got
- * from SO_PEERCRED may belong to someone else by then).  --listen binds
+ * from SO_PEERCRED may belong to someone else by then).  --give N: the
+ * process that connected forks a child that drops to uid and gid N and
+ * sends, while it waits, alive and holding the connection too (a
+ * connection handed on: the request is the child's).  --listen binds
  * ADDR, prints "request op=N (B bytes)" for every message it gets and
  * answers it "error 0" (a squatter: the shim must not believe it, nor send
  * it anything).
@@ -47,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "libshare_proto.h"
 #include "libshare_wire.h"
@@ -204,6 +208,23 @@ static int exchange(int fd, const char *out, size_t n, uint16_t op,
 	return 0;
 }
 
+/* --give: returns in the child, uid and gid n; the parent exits with the
+ * child's status once it has ended. */
+static void give_away(long n)
+{
+	int st = 0;
+	pid_t child = fork();
+	if (child == 0) {
+		if (setgroups(0, NULL) < 0 || setgid((gid_t)n) < 0 ||
+		    setuid((uid_t)n) < 0)
+			_exit(2);
+		return;
+	}
+	if (child < 0 || waitpid(child, &st, 0) < 0)
+		exit(2);
+	exit(WIFEXITED(st) ? WEXITSTATUS(st) : 2);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -226,6 +247,7 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "conns", required_argument, NULL, 'C' },
 		{ "handoff", required_argument, NULL, 'H' },
+		{ "give", required_argument, NULL, 'G' },
 		{ "fd1", required_argument, NULL, 'X' },
 		{ "chroot", required_argument, NULL, 'R' },
 		{ "uid", required_argument, NULL, 'U' },
@@ -238,7 +260,7 @@ int main(int argc, char **argv)
 	long cut = -1, count = -1, silent = -1, linger = 0, conns = 1;
 	const char *addr = getenv(LS_SOCKET_ENV), *rest, *handoff = NULL;
 	const char *jail = NULL;
-	long uid = -1;
+	long uid = -1, give = -1;
 	bool wait = true, fake = false, have_raw = false;
 	int c, i;
 
@@ -278,6 +300,7 @@ int main(int argc, char **argv)
 		case 'c': count = strtol(optarg, NULL, 0); break;
 		case 'C': conns = strtol(optarg, NULL, 0); break;
 		case 'H': handoff = optarg; break;
+		case 'G': give = strtol(optarg, NULL, 10); break;
 		case 'X': m.h.fd1 = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'R': jail = optarg; break;
 		case 'U': uid = strtol(optarg, NULL, 10); break;
@@ -313,6 +336,8 @@ int main(int argc, char **argv)
 		while (access(handoff, F_OK) < 0)
 			usleep(10000);
 	}
+	if (give >= 0)
+		give_away(give);
 	size_t n;
 	if (have_raw) {
 		memcpy(out, raw, nraw);

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -309,4 +310,11 @@ void fz_fds_close(const int *fds, int n)
 {
 	for (int i = 0; i < n; i++)
 		close(fds[i]);
+}
+
+double fz_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }

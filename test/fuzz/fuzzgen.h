@@ -42,6 +42,8 @@ void fz_tid_add(uint32_t tid);
  * the process's root) while the process's stays; returns that cwd (an
  * O_PATH descriptor, for what relative paths name from there), or -1. */
 int fz_threads(void);
+/* CLOCK_MONOTONIC in seconds. */
+double fz_now(void);
 
 /* A well-formed request of a random op (unknown ops included), built with
  * ls_req_encode. */

@@ -6,10 +6,11 @@
  * late.  Each answer is judged against the codec's own reading of what was
  * sent:
  *
- *   a request ls_req_decode refuses    op 0 EINVAL, or the connection closed
- *   a request it takes                 a reply to that op, any errno
- *   either                             then the connection closes; all
- *                                      within --timeout ms, or a hang
+ *   a request ls_req_decode refuses    op 0 EINVAL (or a reset), then the
+ *                                      connection closes
+ *   a request it takes                 a reply to that op, any errno; the
+ *                                      connection stays for the next one
+ *   each answer within --timeout ms, or a hang
  *
  *   wirefuzz [--socket ADDR] [--seed S] [--first K] [--cases N]
  *            [--timeout MS] [--chroot DIR] [--uid N] [--word W]...
@@ -51,15 +52,12 @@ struct fuzz {
 	int timeout;                   /* ms */
 	bool verbose;
 	long replied, closed, reset, hangs, wrong, unsent, withheld, fdsent;
-	int parked[32];
-	int nparked;
+	int parked[32], nparked;
 	int other_cwd;                 /* the other thread's cwd (O_PATH) */
 };
 
-static void bad(struct fuzz *z, long *counter, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /* A case that hung or was answered wrongly: what, and how to replay it. */
+__attribute__((format(printf, 3, 4)))
 static void bad(struct fuzz *z, long *counter, const char *fmt, ...)
 {
 	va_list ap;
@@ -162,11 +160,14 @@ static bool ready(struct fuzz *z, int fd)
 	return r > 0;
 }
 
-/* The answer to the first message sent on fd, m, of the sent messages
- * posted there: judged, counted.  A broker answers one message and closes;
- * when a second one is still queued on its side, the kernel reports the
- * close as a reset, which may come before the reply (sock_error first). */
-static void judge(struct fuzz *z, int fd, const struct fz_msg *m, int sent)
+/* The answer to message m, the k-th of the sent messages posted on fd:
+ * judged, counted.  1: answered, the connection goes on; 0: it ended
+ * there, as it may; -1: it ended in a fault already counted.  reset: a
+ * malformed message comes later with another after it, which the broker
+ * leaves unread when it closes: the kernel reports that reset before
+ * the answers still queued (sock_error first). */
+static int judge_one(struct fuzz *z, int fd, const struct fz_msg *m, int k,
+		     bool reset)
 {
 	struct ls_req_view q;
 	bool wellformed = ls_req_decode(m->b, m->n, &q) == 0;
@@ -177,34 +178,57 @@ static void judge(struct fuzz *z, int fd, const struct fz_msg *m, int sent)
 	ssize_t n;
 	ls_rep_expect(&in, text, sizeof text);
 	if (!ready(z, fd))
-		return bad(z, &z->hangs, "no answer in %d ms (op %u, %zu bytes)",
-			   z->timeout, op, m->n);
+		return bad(z, &z->hangs, "no answer in %d ms (op %u, %zu "
+			   "bytes, message %d)", z->timeout, op, m->n, k + 1), -1;
 	n = recvmsg(fd, &in.mh, LS_REP_RECV_FLAGS);
-	if (n < 0 && errno == ECONNRESET && sent > 1) {
-		z->reset++;            /* closed with our next message unread */
-		return;
-	}
+	if (n < 0 && errno == ECONNRESET && reset)
+		return z->reset++, 0;
 	if (n <= 0) {
+		/* a malformed one closes the connection: the reset of what
+		 * followed it unread may come before its EINVAL */
 		z->closed++;
 		if (wellformed && m->n)
-			bad(z, &z->wrong, "closed without a reply (op %u): %s",
-			    op, n < 0 ? strerror(errno) : "end of file");
-		return;
+			return bad(z, &z->wrong, "closed without a reply (op "
+				   "%u): %s", op, n < 0 ? strerror(errno) :
+				   "end of file"), -1;
+		return 0;
 	}
+	for (int i = 0; i < in.nfd; i++)
+		close(in.fds[i]);
 	if (ls_rep_decode(&in, (size_t)n, op, &a) < 0 ||
 	    (wellformed && a.op != op) ||
 	    (!wellformed && (a.op != LS_OP_NONE || a.error != EINVAL)))
-		bad(z, &z->wrong, "reply op %u error %d to op %u (%s, %zu bytes)",
-		    in.h.op, in.h.error, op, wellformed ? "well-formed"
-		    : "malformed", m->n);
-	else
-		z->replied++;
-	for (int i = 0; i < in.nfd; i++)
-		close(in.fds[i]);
+		return bad(z, &z->wrong, "reply op %u error %d to op %u (%s, "
+			   "%zu bytes)", in.h.op, in.h.error, op, wellformed ?
+			   "well-formed" : "malformed", m->n), -1;
+	z->replied++;
+	if (wellformed)
+		return 1;
 	if (!ready(z, fd))
-		bad(z, &z->hangs, "still open %d ms after the reply", z->timeout);
+		bad(z, &z->hangs, "still open %d ms after refusing a malformed "
+		    "request", z->timeout);
 	else if (recv(fd, text, sizeof text, MSG_DONTWAIT) > 0)
-		bad(z, &z->wrong, "a second reply on one connection");
+		bad(z, &z->wrong, "an answer after a malformed request");
+	return 0;
+}
+
+/* The answers to the sent messages posted on fd, m[0] to m[sent - 1], in
+ * their order: after the last, the connection stays and says nothing. */
+static void judge(struct fuzz *z, int fd, const struct fz_msg *const *m,
+		  int sent)
+{
+	char spare[LS_TEXT_MAX];
+	struct ls_req_view q;
+	for (int k = 0; k < sent; k++) {
+		bool reset = false;
+		for (int j = k; j < sent - 1 && !reset; j++)
+			reset = ls_req_decode(m[j]->b, m[j]->n, &q) < 0;
+		if (judge_one(z, fd, m[k], k, reset) <= 0)
+			return;
+	}
+	if (recv(fd, spare, sizeof spare, MSG_DONTWAIT) >= 0)
+		bad(z, &z->wrong, "an answer too many, or a close, after %d "
+		    "answered", sent);
 }
 
 /* A message for case g: valid, mutated, or random bytes. */
@@ -221,11 +245,12 @@ static void message(struct rng *g, struct fz_msg *m)
 }
 
 /* One connection by pick (0-99): 0-69 one message and its answer, 70-84
- * several messages (only the first is answered), 85-91 closed early
+ * several messages (each answered in turn), 85-91 closed early
  * (after a message, or none), 95-99 silent, parked until later. */
 static void one(struct fuzz *z, struct rng *g, uint32_t pick)
 {
-	static struct fz_msg m[2];
+	static struct fz_msg m[4];
+	const struct fz_msg *posted[4];
 	int nmsg = pick < 70 ? 1 : 2 + (int)rng_below(g, 3);
 	int fd, sent = 0;
 	message(g, &m[0]);
@@ -246,15 +271,15 @@ static void one(struct fuzz *z, struct rng *g, uint32_t pick)
 	}
 	if (pick < 85 || rng_below(g, 2)) {
 		if (post(z, g, fd, &m[0]) == 0)
-			sent = 1;
+			posted[sent++] = &m[0];
 		for (int i = 1; sent && i < nmsg; i++) {
-			message(g, &m[1]);
-			if (harmless(z, &m[1]) && post(z, g, fd, &m[1]) == 0)
-				sent++;
+			message(g, &m[i]);
+			if (harmless(z, &m[i]) && post(z, g, fd, &m[i]) == 0)
+				posted[sent++] = &m[i];
 		}
 	}
 	if (pick < 85 && sent > 0)
-		judge(z, fd, &m[0], sent);
+		judge(z, fd, posted, sent);
 	close(fd);                     /* early, unless judged */
 }
 
@@ -273,7 +298,8 @@ static void flood(struct fuzz *z, struct rng *g)
 	}
 	for (int i = 0; i < n; i++)
 		if (fd[i] >= 0) {
-			judge(z, fd[i], &m[i], 1);
+			const struct fz_msg *one = &m[i];
+			judge(z, fd[i], &one, 1);
 			close(fd[i]);
 		}
 }
@@ -290,18 +316,10 @@ static void run_case(struct fuzz *z)
 		one(z, &g, pick);
 }
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static void usage(void)
 {
-	fprintf(stderr, "usage: wirefuzz [--socket ADDR] [--seed S] "
-		"[--first K] [--cases N] [--timeout MS] [--chroot DIR] [--uid N] "
-		"[--word W]... "
+	fprintf(stderr, "usage: wirefuzz [--socket ADDR] [--seed S] [--first K] "
+		"[--cases N] [--timeout MS] [--chroot DIR] [--uid N] [--word W]... "
 		"[--verbose]\n");
 	exit(2);
 }
@@ -363,16 +381,16 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("wirefuzz: seed %llu, cases %ld from %ld, uid %d\n",
 	       (unsigned long long)z.seed, z.cases, z.first, (int)geteuid());
-	t0 = now();
+	t0 = fz_now();
 	for (z.k = z.first; z.k < z.first + z.cases; z.k++) {
 		run_case(&z);
 		if (z.verbose && (z.k + 1) % 1000 == 0)
 			printf("%ld cases, %.0f/s\n", z.k + 1 - z.first,
-			       (double)(z.k + 1 - z.first) / (now() - t0));
+			       (double)(z.k + 1 - z.first) / (fz_now() - t0));
 	}
 	while (z.nparked > 0)
 		close(z.parked[--z.nparked]);
-	t = now() - t0;
+	t = fz_now() - t0;
 	printf("wirefuzz: %ld cases in %.1f s (%.0f cases/s): %ld replies, "
 	       "%ld closed, %ld reset, %ld hangs, %ld wrong; %ld unsent, "
 	       "%ld withheld, %ld descriptors passed\n", z.cases, t,

@@ -31,6 +31,15 @@
  *                           _exit()s with its status; the parent reports
  *   closefds                closes every descriptor, stdout too: what
  *                           follows shows only in the exit status
+ *   sockets                 "sockets: N", the descriptors that are sockets
+ *                           (the shim's kept connection among them)
+ *   exec PROG [ARG...]      the rest of the line is a program to execute
+ *   cover FILE              FILE (created empty) put with dup2 over every
+ *                           descriptor that is a socket (a program that
+ *                           reuses the shim's number for its own file)
+ *   covered                 "covered: N ok" when the N descriptors cover
+ *                           put there are still FILE and FILE still empty
+ *   wait FILE               waits until FILE exists
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -40,6 +49,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -267,6 +277,40 @@ static int run_vforked(const struct op *o, char **a)
 	return WEXITSTATUS(st);
 }
 
+static int cover_fd[64], ncover;
+
+static void cover(const char *file)
+{
+	struct stat st;
+	int f = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	for (int fd = 0; f >= 0 && fd < 1024 && ncover < 64; fd++)
+		if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+		    dup2(f, fd) == fd)
+			cover_fd[ncover++] = fd;
+	if (f >= 0)
+		close(f);
+}
+
+static void covered(void)
+{
+	struct stat st, first;
+	int ok = ncover > 0 && fstat(cover_fd[0], &first) == 0;
+	for (int i = 0; ok && i < ncover; i++)
+		ok = fstat(cover_fd[i], &st) == 0 && st.st_ino == first.st_ino &&
+		     st.st_dev == first.st_dev && st.st_size == 0;
+	printf("%scovered: %d %s\n", prefix, ncover, ok ? "ok" : "SPOILED");
+	fflush(stdout);
+}
+
+static int sockets(void)
+{
+	struct stat st;
+	int n = 0;
+	for (int fd = 0; fd < 1024; fd++)
+		n += fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	int st = 0;
@@ -278,6 +322,29 @@ int main(int argc, char **argv)
 				return 2;
 			prefix = pid ? "parent " : "child ";
 			continue;
+		}
+		if (strcmp(name, "sockets") == 0) {
+			printf("%ssockets: %d\n", prefix, sockets());
+			fflush(stdout);
+			continue;
+		}
+		if (strcmp(name, "cover") == 0 && i < argc) {
+			cover(argv[i++]);
+			continue;
+		}
+		if (strcmp(name, "covered") == 0) {
+			covered();
+			continue;
+		}
+		if (strcmp(name, "wait") == 0 && i < argc) {
+			while (access(argv[i], F_OK) < 0)
+				usleep(10000);
+			i++;
+			continue;
+		}
+		if (strcmp(name, "exec") == 0 && i < argc) {
+			execv(argv[i], argv + i);
+			return 127;
 		}
 		if (strcmp(name, "closefds") == 0) {
 			st = syscall(SYS_close_range, 0, ~0U, 0) ? errno : 0;

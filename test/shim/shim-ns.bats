@@ -200,10 +200,12 @@ share_a() {
 	run ns fds unshare ns fds hold /proc/self/ns/mnt setns-held 0 \
 		setns-held ns close-held fds unshare ns fds
 	[ "$status" -eq 0 ]
+	# the membership, and the one connection to the broker the shim
+	# keeps from its first call on (conn.c)
 	local n=${lines[0]#fds = }
-	[ "${lines[2]}" = "fds = $((n + 1))" ]     # the membership
-	[ "${lines[7]}" = "fds = $((n + 1))" ]
-	[ "${lines[9]}" = "fds = $((n + 1))" ]
+	[ "${lines[2]}" = "fds = $((n + 2))" ]
+	[ "${lines[7]}" = "fds = $((n + 2))" ]
+	[ "${lines[9]}" = "fds = $((n + 2))" ]
 	ns_all_gone
 }
 

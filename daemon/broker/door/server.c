@@ -1,11 +1,18 @@
-/* server.c: the socket.  One request per connection (libshare_proto.h);
- * the caller's identity is read once, at accept, from the kernel; what it
- * may ask is policy.c's to say.
+/* server.c: the socket.  A connection carries requests one after the
+ * other, each answered before the next is read (libshare_proto.h); the
+ * shim keeps one per process.  Who sent a request is the kernel's to say:
+ * the credentials each message comes with (SCM_CREDENTIALS, which the
+ * kernel checks: a process can claim only its own pid and uids), else
+ * those of the connect (SO_PEERCRED); identity.c proves the process once
+ * per connection and reads again what can change.  What it may ask is
+ * policy.c's to say.
  *
  * Bad input (short, long, wrong magic or version, field lengths that do
  * not add up, a NUL inside a field) is answered EINVAL and closes that
- * connection; nothing a client sends or fails to send stops the broker.
- * A client that goes quiet waits in poll() and is dropped after a while.
+ * connection; nothing a client sends or fails to send stops the broker.  A connection that goes quiet
+ * waits in poll() and is closed after a while; one closed with a request
+ * unread makes its client see ECONNRESET, which tells it that nothing was
+ * done (conn.c sends it again on a new connection).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +83,9 @@ static bool reply(int fd, uint16_t op, int err, const char *text, int n,
 	return sent >= 0;
 }
 
+/* handle()'s answer for bytes that were no request. */
+enum { MALFORMED = 1 };
+
 /* The fields of a decoded request as strings (NULL when absent). */
 static int fields(const struct ls_req_view *q, char *f[LS_NFIELDS])
 {
@@ -88,10 +98,11 @@ static int fields(const struct ls_req_view *q, char *f[LS_NFIELDS])
 /* One request, read from fd: answered, or -EINPROGRESS when a lookup in
  * a stalled filesystem keeps it waiting (slow.c): then nothing is
  * answered and nothing was done, and it is served again from the start
- * once the lookup ends.  The credentials are those of the process that
- * connected, read at accept. */
+ * once the lookup ends; MALFORMED when it was no request at all (answered
+ * EINVAL, and the connection is to be closed).  cred: what the request came
+ * with; seen: what the connection has shown of its callers. */
 static int handle(struct broker *b, int fd, const struct ucred *cred,
-		  const char *msg, size_t n)
+		  struct peer_seen *seen, const char *msg, size_t n)
 {
 	struct request r = { .b = b, .staged = -1,
 			     .caller = { .root = -1, .cwd = -1, .proc = -1 } };
@@ -103,10 +114,12 @@ static int handle(struct broker *b, int fd, const struct ucred *cred,
 		log_msg(LOG_WARNING, "pid %d: malformed request (%zu bytes)",
 			(int)cred->pid, n);
 		reply(fd, LS_OP_NONE, EINVAL, NULL, 0, -1);
+		err = MALFORMED;
 	} else {
 		phase_begin();
 		fault_caller(cred->pid);
-		err = peer_identify(&r.caller, fd, cred, (pid_t)q.tid, q.fd1);
+		err = peer_identify(&r.caller, fd, cred, (pid_t)q.tid, q.fd1,
+				    seen);
 		if (!err)
 			err = mntns_check(q.op, cred->pid, r.caller.proc);
 		phase(PHASE_RESOLVE);  /* the policy's checks count there */
@@ -130,64 +143,117 @@ static int handle(struct broker *b, int fd, const struct ucred *cred,
 	free(r.busy_kids);
 	for (int i = 0; i < LS_NFIELDS; i++)
 		free(f[i]);
-	return err == -EINPROGRESS ? err : 0;
+	return err == -EINPROGRESS || err == MALFORMED ? err : 0;
 }
 
-/* The request waiting on fd, read; NULL when the caller went first, or
- * (*n 0) when it has not sent it yet. */
-static char *take_request(int fd, size_t *n)
-{
-	char *msg = malloc(LS_REQUEST_MAX + 1);
-	ssize_t got = msg ? recv(fd, msg, LS_REQUEST_MAX + 1,
-				 MSG_TRUNC | MSG_DONTWAIT) : -1;
-	*n = got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : 1;
-	if (got <= 0) {
-		free(msg);
-		return NULL;
-	}
-	*n = (size_t)got;
-	return msg;
-}
-
-/* Connections that have not sent their request yet.  They wait in poll(),
- * never in the broker's way: a client that sends nothing holds only its
- * own slot, for at most IDLE seconds, and the oldest one gives way when
- * all MAXCLIENTS slots are taken.  Requests parked on a stalled
- * filesystem (slow.c) keep their connection and message; MAXPARKED of
- * them, then the next gets EAGAIN. */
+/* Connections, in poll() between their requests: a client that sends
+ * nothing holds only its own slot, for at most IDLE seconds, and the one
+ * quiet longest gives way when all MAXCLIENTS slots are taken.  Requests
+ * parked on a stalled filesystem (slow.c) keep their connection and
+ * message; MAXPARKED of them, then the next gets EAGAIN. */
 enum { MAXCLIENTS = 128, IDLE = 10, MAXPARKED = 64, BATCH = 16 };
 
 struct client {
 	int fd;
-	struct ucred cred;
-	time_t since;
-	char *msg;             /* a parked request */
+	struct ucred cred;     /* of the connect: SO_PEERCRED */
+	struct ucred from;     /* of the request in msg */
+	struct peer_seen seen;
+	time_t since;          /* its last request, or the connect */
+	char *msg;             /* the request read, or a parked one */
 	size_t n;
 };
+
+/* The credentials a message came with, and any descriptor closed: a
+ * request carries none. */
+static void take_cmsgs(struct msghdr *mh, struct client *c)
+{
+	c->from = c->cred;
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(mh); h; h = CMSG_NXTHDR(mh, h)) {
+		if (h->cmsg_level != SOL_SOCKET)
+			continue;
+		if (h->cmsg_type == SCM_CREDENTIALS &&
+		    h->cmsg_len == CMSG_LEN(sizeof c->from)) {
+			struct ucred u;
+			memcpy(&u, CMSG_DATA(h), sizeof u);
+			if (u.pid > 0)   /* 0: sent before SO_PASSCRED */
+				c->from = u;
+		} else if (h->cmsg_type == SCM_RIGHTS) {
+			int *fd = (int *)CMSG_DATA(h);
+			size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof *fd;
+			for (size_t i = 0; i < k; i++)
+				close(fd[i]);
+		}
+	}
+}
+
+/* The request waiting on c's connection, read into c->msg; false when
+ * the caller hung up, or (c->n 0) has sent nothing yet. */
+static bool take_request(struct client *c)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} ctl;
+	char *msg = malloc(LS_REQUEST_MAX + 1);
+	struct iovec v = { msg, LS_REQUEST_MAX + 1 };
+	struct msghdr mh = { .msg_iov = &v, .msg_iovlen = 1,
+			     .msg_control = ctl.buf,
+			     .msg_controllen = sizeof ctl.buf };
+	ssize_t got = msg ? recvmsg(c->fd, &mh, MSG_TRUNC | MSG_DONTWAIT |
+				    MSG_CMSG_CLOEXEC) : -1;
+	c->n = got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : 1;
+	if (got > 0)
+		take_cmsgs(&mh, c);
+	if (got <= 0) {
+		free(msg);
+		return false;
+	}
+	c->msg = msg;
+	c->n = (size_t)got;
+	return true;
+}
 
 static void drop(struct client *c, size_t *n, size_t i)
 {
 	close(c[i].fd);
 	free(c[i].msg);
+	peer_seen_forget(&c[i].seen);
 	c[i] = c[--*n];
+}
+
+/* The connection to close for a new one when all slots are taken: the
+ * one quiet longest of those with no request waiting (closing one that has
+ * a request would make its client send it again), else the one quiet
+ * longest. */
+static size_t victim(const struct client *c, size_t n)
+{
+	size_t oldest = 0, idle = n;
+	char b;
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].since < c[oldest].since)
+			oldest = i;
+		if ((idle == n || c[i].since < c[idle].since) &&
+		    recv(c[i].fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) < 0 &&
+		    errno == EAGAIN)
+			idle = i;
+	}
+	return idle < n ? idle : oldest;
 }
 
 /* A new connection, in c[*n - 1] when true. */
 static bool take(int lfd, struct client *c, size_t *n)
 {
 	socklen_t cl = sizeof c->cred;
+	int one = 1;
 	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return false;
-	if (*n == MAXCLIENTS) {
-		size_t oldest = 0;
-		for (size_t i = 1; i < *n; i++)
-			if (c[i].since < c[oldest].since)
-				oldest = i;
-		drop(c, n, oldest);
-	}
-	c[*n] = (struct client){ .fd = fd, .since = time(NULL) };
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c[*n].cred, &cl) < 0) {
+	if (*n == MAXCLIENTS)
+		drop(c, n, victim(c, *n));
+	c[*n] = (struct client){ .fd = fd, .since = time(NULL),
+				 .seen = PEER_SEEN_NONE };
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c[*n].cred, &cl) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0) {
 		close(fd);
 		return false;
 	}
@@ -195,33 +261,51 @@ static bool take(int lfd, struct client *c, size_t *n)
 	return true;
 }
 
+/* c's request served; c is ready for the next. */
+static void served(struct client *c)
+{
+	free(c->msg);
+	c->msg = NULL;
+	c->since = time(NULL);
+}
+
 /* A connection with a request to read: served, or parked; one whose
- * request has not come yet stays. */
+ * request has not come yet stays, and so does one served. */
 static void serve(struct broker *b, struct client *c, size_t *n, size_t i,
 		  struct client *park, size_t *np)
 {
 	struct client *cl = &c[i];
-	if (!(cl->msg = take_request(cl->fd, &cl->n)) && !cl->n)
+	if (!take_request(cl)) {
+		if (cl->n)             /* hung up */
+			drop(c, n, i);
 		return;
-	if (cl->msg &&
-	    handle(b, cl->fd, &cl->cred, cl->msg, cl->n) == -EINPROGRESS) {
-		if (*np < MAXPARKED) {
-			park[(*np)++] = *cl;
-			c[i] = c[--*n];
-			return;
-		}
-		log_msg(LOG_WARNING, "pid %d: %d requests already wait for "
-			"stalled filesystems: EAGAIN", (int)cl->cred.pid,
-			MAXPARKED);
-		reply(cl->fd, LS_OP_NONE, EAGAIN, NULL, 0, -1);
 	}
-	drop(c, n, i);
+	int err = handle(b, cl->fd, &cl->from, &cl->seen, cl->msg, cl->n);
+	if (err == MALFORMED) {
+		drop(c, n, i);
+		return;
+	}
+	if (err != -EINPROGRESS) {
+		served(cl);
+		return;
+	}
+	if (*np < MAXPARKED) {
+		park[(*np)++] = *cl;
+		c[i] = c[--*n];
+		return;
+	}
+	log_msg(LOG_WARNING, "pid %d: %d requests already wait for stalled "
+		"filesystems: EAGAIN", (int)cl->from.pid, MAXPARKED);
+	reply(cl->fd, LS_OP_NONE, EAGAIN, NULL, 0, -1);
+	served(cl);
 }
 
-/* A lookup ended: the parked requests are served again; those gone are
- * dropped. */
+/* A lookup ended: the parked requests are served again, and their
+ * connections go back among the others (c, where there is room); those
+ * gone are dropped. */
 static void unpark(struct broker *b, struct client *park, size_t *np,
-		   const struct pollfd *p, bool woken)
+		   const struct pollfd *p, bool woken, struct client *c,
+		   size_t *n)
 {
 	if (woken)
 		slow_retrying(true);
@@ -230,11 +314,17 @@ static void unpark(struct broker *b, struct client *park, size_t *np,
 		if (p[i].revents & (POLLHUP | POLLERR)) {
 			log_msg(LOG_WARNING, "pid %d gave up waiting for a "
 				"stalled filesystem, or died: nothing done",
-				(int)cl->cred.pid);
+				(int)cl->from.pid);
 			drop(park, np, i);
-		} else if (woken && handle(b, cl->fd, &cl->cred, cl->msg,
-					   cl->n) != -EINPROGRESS) {
-			drop(park, np, i);
+		} else if (woken && handle(b, cl->fd, &cl->from, &cl->seen,
+					   cl->msg, cl->n) != -EINPROGRESS) {
+			served(cl);
+			if (*n == MAXCLIENTS) {
+				drop(park, np, i);
+				continue;
+			}
+			c[(*n)++] = *cl;
+			park[i] = park[--*np];
 		}
 	}
 	if (woken)
@@ -267,16 +357,18 @@ void server_loop(struct broker *b, void (*tick)(struct broker *b))
 		if (poll(p, at + n + k + 1, 1000) < 0)
 			continue;      /* EINTR: a signal, maybe SIGTERM */
 		tab_loop_events(b, p + at + n, k);
-		unpark(b, park, &np, p + 2, p[1].revents & POLLIN);
+		size_t polled = n;     /* those unparked come after them */
+		unpark(b, park, &np, p + 2, p[1].revents & POLLIN, c, &n);
 		time_t now = time(NULL);
-		for (size_t i = n; i-- > 0; )   /* back to front: drop() swaps */
+		for (size_t i = polled; i-- > 0; )  /* back to front: drop()
+						       swaps */
 			if (p[at + i].revents)
 				serve(b, c, &n, i, park, &np);
 			else if (now - c[i].since > IDLE)
 				drop(c, &n, i);
-		/* the request mostly comes with the connection: served
-		 * at once, not after another round of poll(); with many
-		 * callers, up to BATCH of them before the others' turn */
+		/* a first request mostly comes with the connection:
+		 * served at once, not after another round of poll(); with
+		 * many callers, up to BATCH of them before the others' turn */
 		for (int i = 0; i < BATCH && p[0].revents & POLLIN &&
 		     take(b->listen_fd, c, &n); i++)
 			serve(b, c, &n, n - 1, park, &np);

@@ -7,15 +7,17 @@
  * that holds the connection's other end, before and after the reading
  * (holds()): a pid cannot be reused twice in that time.
  *
- * Privilege is what the kernel recorded when the caller connected
- * (SO_PEERCRED: its effective uid then), combined with what /proc says
- * when the request is served; the lesser of the two counts.  /proc alone
- * would be read too late: a user can connect, send a request, then exec a
- * set-user-ID program that inherits the connection (su waiting for a
- * password), and by the time the broker reads /proc/PID/status the same
- * pid holds the socket with euid 0 and every capability.  So a caller that
- * was not root at connect has no capability here, whatever it has become,
- * and one that gave up root since connecting has what it has now.
+ * Privilege is what the kernel recorded when the caller sent its request
+ * (the message's SCM_CREDENTIALS: a uid the kernel checked was one of the
+ * sender's then; without them, SO_PEERCRED: its effective uid at
+ * connect), combined with what /proc says when the request is served; the
+ * lesser of the two counts.  /proc alone would be read too late: a user
+ * can send a request, then exec a set-user-ID program that inherits the
+ * connection (su waiting for a password), and by the time the broker
+ * reads /proc/PID/status the same pid holds the socket with euid 0 and
+ * every capability.  So a caller that was not root when it sent has no
+ * capability here, whatever it has become, and one that gave up root
+ * since has what it has now.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -212,9 +214,7 @@ void peer_close(struct peer *p)
 		close(p->root);
 	if (p->cwd >= 0)
 		close(p->cwd);
-	if (p->proc >= 0)
-		close(p->proc);
-	p->root = p->cwd = p->proc = -1;
+	p->root = p->cwd = p->proc = -1;  /* proc: the connection's */
 	free(p->root_path);
 	p->root_path = NULL;
 }
@@ -311,28 +311,68 @@ static bool holds(int proc, ino_t ino, uint32_t fd1)
 	return found;
 }
 
-/* Reads who is at the other end of sock: -ESRCH when the process that
- * connected is gone or pid now names another process.  Everything is read
- * through one descriptor of /proc/<pid>, which stays the process it was
- * opened on: a pid reused meanwhile reads as gone, not as the new one. */
-int peer_identify(struct peer *p, int sock, const struct ucred *cred,
-		  pid_t tid, uint32_t fd1)
+void peer_seen_forget(struct peer_seen *s)
+{
+	if (s->proc >= 0)
+		close(s->proc);
+	s->proc = -1;
+	s->pid = 0;
+}
+
+/* The process of /proc directory proc, pid, proved the holder of sock's
+ * other end: read before and after its reading (a pid cannot be reused
+ * twice in that time). */
+static int identify_anew(struct peer *p, int sock, const struct ucred *cred,
+			 pid_t tid, uint32_t fd1, struct peer_seen *seen)
 {
 	char path[32];
-	ino_t end = peer_inode(sock);
+	if (!seen->asked) {
+		seen->end = peer_inode(sock);
+		seen->asked = true;
+	}
 	snprintf(path, sizeof path, "/proc/%d", (int)cred->pid);
 	int proc = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), err;
-	if (proc < 0 || (end && !holds(proc, end, fd1)))
+	if (proc < 0 || (seen->end && !holds(proc, seen->end, fd1)))
 		err = -ESRCH;
 	else
 		err = peer_read(p, proc, cred->pid, tid, cred->uid, cred->gid);
-	if (!err && end && !holds(proc, end, fd1)) {
+	if (!err && seen->end && !holds(proc, seen->end, fd1)) {
 		peer_close(p);
 		err = -ESRCH;
 	}
+	if (err) {
+		if (proc >= 0)
+			close(proc);
+		return err;
+	}
+	seen->pid = cred->pid;
+	seen->proc = proc;
+	return 0;
+}
+
+/* Reads who is at the other end of sock: -ESRCH when the process that
+ * sent the request is gone or pid now names another process.  Everything
+ * is read through one descriptor of /proc/<pid>, which stays the process
+ * it was opened on: a pid reused meanwhile reads as gone, not as the new
+ * one.  A connection that lasts (the shim keeps one) is proved once per
+ * process that sends on it: seen keeps that process's /proc directory,
+ * and while it is alive it is the same process.  What can change between
+ * two requests is read again each time: root, cwd, capabilities, user
+ * namespace (peer_read()), and the credentials, which come with each
+ * message (cred). */
+int peer_identify(struct peer *p, int sock, const struct ucred *cred,
+		  pid_t tid, uint32_t fd1, struct peer_seen *seen)
+{
+	int err = -ESRCH;
+	if (seen->proc >= 0 && seen->pid == cred->pid)
+		err = peer_read(p, seen->proc, cred->pid, tid, cred->uid,
+				cred->gid);
+	if (err) {
+		peer_seen_forget(seen);
+		err = identify_anew(p, sock, cred, tid, fd1, seen);
+	}
 	if (!err)
-		p->proc = proc;        /* peer_creds() reads through it */
-	else if (proc >= 0)
-		close(proc);
+		p->proc = seen->proc;  /* peer_creds() reads through it; the
+					  connection's, not closed with p */
 	return err;
 }

@@ -14,8 +14,19 @@
 
 /* identity.c */
 struct ucred;
+/* What a connection has shown of its callers (server.c keeps one per
+ * connection): the inode of its other end, and the last process proved
+ * to hold that end, by its /proc directory. */
+struct peer_seen {
+	bool asked;            /* end read (0: the kernel cannot tell) */
+	ino_t end;
+	pid_t pid;
+	int proc;              /* -1: none */
+};
+#define PEER_SEEN_NONE ((struct peer_seen){ .proc = -1 })
+void peer_seen_forget(struct peer_seen *s);   /* the process, not end */
 int peer_identify(struct peer *p, int sock, const struct ucred *cred,
-		  pid_t tid, uint32_t fd1);
+		  pid_t tid, uint32_t fd1, struct peer_seen *seen);
 void peer_close(struct peer *p);
 const char *peer_root(struct peer *p);  /* where its root is now, or NULL */
 void peer_creds(struct peer *p);        /* uid, gid and groups read */
