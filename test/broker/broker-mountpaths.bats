@@ -124,3 +124,20 @@ mount /mnt = ENOENT" ]
 	[ -e "$J/proc/self/mountinfo" ]
 	[ ! -e "$J/mnt/jailmarker" ]
 }
+
+# A spelling that names a directory of NEWROOT's own layout ("." here)
+# cannot be laid out as spelled (newroot.c, place()): the kernel is given
+# its object's place instead, in the caller's data again (newmount.c,
+# render_data()), escaped as overlay's parser reads it: both layers sit
+# in one group whose names hold ':'.
+@test "a layer spelled '.' is given as its place, ':' in it escaped: mounted as natively" {
+	mkdir -p "$J/p/x:1" "$J/p/x:2"
+	touch "$J/p/x:1/one" "$J/p/x:2/two"
+	same_as_kernel shimmed "$CALLER" --chroot "$J" --chdir /p/x:2 \
+		mount overlay /mnt overlay 0 'lowerdir=/p/x\:1:.'
+	[[ $output == "mount /mnt = 0"$'\n'* ]]
+	[ -e "$J/mnt/one" ] && [ -e "$J/mnt/two" ]
+	# the kernel read the place given for "." ('\' is \134 in mountinfo)
+	grep -q ',lowerdir=/p/x\\134:1:/\.o/g[0-9]*/x\\134:2\(,\|$\)' \
+		/proc/self/mountinfo
+}

@@ -5,11 +5,11 @@
 # it can be removed as soon as wait() returns.  The broker's copies are
 # real mounts of the host's table: the same rmdir is EBUSY for as long
 # as a copy stays.  The kernel's answer is the oracle: rmdir right after
-# waitpid must succeed, every time: exit(3), _exit(2), unshare(1) and
-# dash.  Where the shim cannot run at the end, the copy goes within the
-# bound docs/design.md states, which the last tests measure: exit_group(2)
-# made directly (as a static program or one without the shim ends) and
-# SIGKILL.
+# waitpid must succeed, every time: exit(3), _exit(2), _Exit(3),
+# unshare(1) and dash.  Where the shim cannot run at the end, the copy
+# goes within the bound docs/design.md states, which the last tests
+# measure: exit_group(2) made directly (as a static program or one
+# without the shim ends) and SIGKILL.
 
 load ../lib/broker
 
@@ -60,6 +60,14 @@ rounds() {
 @test "_exit(2) in a jail's namespace: rmdir right after waitpid succeeds" {
 	run rounds rmdir _exit 0
 	[ "$status" -eq 0 ]
+	[ "$(grep -c '^rmdir: ok$' <<<"$output")" -eq "$ROUNDS" ]
+	ns_all_gone
+}
+
+@test "_Exit(3) in a jail's namespace: rmdir right after waitpid succeeds" {
+	run rounds rmdir _Exit 0
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq "$ROUNDS" ]
 	[ "$(grep -c '^rmdir: ok$' <<<"$output")" -eq "$ROUNDS" ]
 	ns_all_gone
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # sharectl check: a jailtab's errors, each as FILE:LINE: message; a file
-# with errors is not applied at all.  No broker is needed to check.
+# with errors is not applied at all; a wrong option is a usage error
+# (exit 2) before any file is read.  No broker is needed to check.
 
 load ../lib/legacy
 
@@ -83,6 +84,29 @@ sharectl: check: 2 errors" ]
 	[ "$status" -eq 1 ]
 	[ "$output" = "$TAB:2: /srv/j1/../x: the target must be an absolute path without . or .. components
 sharectl: check: 1 error" ]
+}
+
+@test "apply and check: --help is their usage; a wrong option is a usage error, before any file is read" {
+	local usage="usage: sharectl [--socket ADDR] apply [--dry-run] [--jail DIR] [FILE|DIR]...
+       sharectl check [--jail DIR] [FILE|DIR]..."
+	run "$SHARECTL" apply --help
+	[ "$status" -eq 0 ]
+	[ "$output" = "$usage" ]
+	run "$SHARECTL" --socket @x check --help
+	[ "$status" -eq 0 ]
+	[ "$output" = "$usage" ]
+	# a file with an error would be exit 1: it is not even read
+	echo "tmpfs relative tmpfs defaults" >"$TAB"
+	run "$SHARECTL" check --dry-run "$TAB"
+	[ "$status" -eq 2 ]
+	[ "$output" = "$usage" ]
+	run "$SHARECTL" apply --jail srv/j1 "$TAB"
+	[ "$status" -eq 2 ]
+	[ "$output" = "$usage" ]
+	run "$SHARECTL" apply --no-such-option "$TAB"
+	[ "$status" -eq 2 ]
+	[ "$output" = "apply: unrecognized option '--no-such-option'
+$usage" ]
 }
 
 @test "jailtab(5) is lint-clean" {

@@ -23,6 +23,9 @@
  *                       knows no such flag: a directory opened to write)
  *   --no-fhandle        name_to_handle_at, open_by_handle_at EOPNOTSUPP
  *                       (a kernel without CONFIG_FHANDLE)
+ *   --no-cma            process_vm_readv, process_vm_writev ENOSYS (a
+ *                       kernel without CONFIG_CROSS_MEMORY_ATTACH, or a
+ *                       container's seccomp profile); not in --oldest
  *   --no-fuse           no /dev/fuse                            (hook)
  *   --no-fdinfo-mnt-id  /proc/PID/fdinfo without mnt_id (before 3.15)
  *                                                               (hook)
@@ -98,18 +101,21 @@ struct abi {
 	__u32 arch;
 	__u32 open, openat, mount, clone, unshare, setns, kcmp;
 	__u32 name_to_handle_at, open_by_handle_at, memfd_create;
+	__u32 process_vm_readv, process_vm_writev;
 };
 
 static const struct abi x86_64 = {
 	AUDIT_ARCH_X86_64, 2, 257, 165, 56, 272, 308, 312, 303, 304, 319,
+	310, 311,
 };
 static const struct abi i386 = {
 	AUDIT_ARCH_I386, 5, 295, 21, 120, 310, 346, 349, 341, 342, 356,
+	347, 348,
 };
 
 /* What the command line and LEGACY_SIM_PROFILE asked for. */
 struct profile {
-	bool abi32, nofhandle, check;
+	bool abi32, nofhandle, nocma, check;
 	char hooks[64];        /* LIBSHARE_LEGACY_SIM's words */
 };
 
@@ -138,6 +144,8 @@ static void rules(struct sock_filter *prog, size_t *n, const struct abi *a,
 	if (p->nofhandle)
 		PUT(JEQ(a->name_to_handle_at, 0, 1), FAIL(EOPNOTSUPP),
 		    JEQ(a->open_by_handle_at, 0, 1), FAIL(EOPNOTSUPP));
+	if (p->nocma)
+		PUT(NOSYS(a->process_vm_readv), NOSYS(a->process_vm_writev));
 	/*
 	 * mount(2): the kernel strips the old magic 0xC0ED from the top 16
 	 * bits before it reads any flag, and that magic has the MS_PRIVATE and
@@ -217,6 +225,8 @@ static int profile_word(struct profile *p, char **argv, int *i)
 		++*i;
 	} else if (strcmp(w, "--no-fhandle") == 0) {
 		p->nofhandle = true;
+	} else if (strcmp(w, "--no-cma") == 0) {
+		p->nocma = true;
 	} else if (strcmp(w, "--no-fuse") == 0) {
 		hook(p, "no-fuse");
 	} else if (strcmp(w, "--no-fdinfo-mnt-id") == 0) {
@@ -273,7 +283,7 @@ static int install(const struct profile *p)
 }
 
 /* Prove the filter answers: setns(-1) is EBADF without it, kcmp(0, 0, 99)
- * EINVAL, name_to_handle_at(-1) EBADF. */
+ * EINVAL, name_to_handle_at(-1) EBADF, process_vm_readv of nothing 0. */
 static int check(const struct profile *p)
 {
 	if (syscall(__NR_setns, -1, 0) == 0 || errno != ENOSYS)
@@ -283,6 +293,9 @@ static int check(const struct profile *p)
 		return -1;
 	if (p->nofhandle && (syscall(__NR_name_to_handle_at, -1, "", NULL,
 				     NULL, 0) == 0 || errno != EOPNOTSUPP))
+		return -1;
+	if (p->nocma && (syscall(__NR_process_vm_readv, getpid(), NULL, 0,
+				 NULL, 0, 0) == 0 || errno != ENOSYS))
 		return -1;
 	return 0;
 }

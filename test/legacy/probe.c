@@ -24,6 +24,7 @@
 #include "sysnr.h"
 #define X32_SYSCALL_BIT 0x40000000L
 #define I386_NR_MOUNT 21
+#define I386_NR_PROCESS_VM_READV 347
 
 static const char *errname(int e)
 {
@@ -112,9 +113,33 @@ static pid_t i386_mount(const char *dir, unsigned long flags)
 #endif
 }
 
-/* legacy-sim's profiles (--abi 3.2, --no-fhandle): the last calls before
- * Linux 3.5 and the first after, O_TMPFILE, file handles, and glibc's
- * statx() with a flag its emulation (for kernels before 4.11) refuses. */
+/* i386's process_vm_readv (347) the same way, with more iovecs than
+ * UIO_MAXIOV: EINVAL where the kernel has it, whatever its sixth argument
+ * (the flags, in %ebp, which this asm leaves alone) holds. */
+static pid_t i386_cma(void)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+#if defined(__x86_64__)
+	long ret = I386_NR_PROCESS_VM_READV;
+
+	__asm__ volatile ("int $0x80"
+			  : "+a" (ret)
+			  : "b" ((unsigned)getpid()), "c" (0), "d" (~0U),
+			    "S" (0), "D" (0)
+			  : "r8", "r9", "r10", "r11", "memory");
+	_exit(ret < 0 ? 1 + (int)-ret : 0);
+#else
+	_exit(1 + ENOSYS);
+#endif
+}
+
+/* legacy-sim's profiles (--abi 3.2, --no-fhandle, --no-cma): the last
+ * calls before Linux 3.5 and the first after, O_TMPFILE, file handles,
+ * cross-memory attach, and glibc's statx() with a flag its emulation
+ * (for kernels before 4.11) refuses. */
 static void probe_profiles(const char *dir)
 {
 	struct statx sx;
@@ -123,8 +148,11 @@ static void probe_profiles(const char *dir)
 	int id;
 	pid_t me = getpid();
 
+	report("process_vm_readv", syscall(__NR_process_vm_readv, me, NULL, 0,
+					   NULL, 0, 0));
 	report("process_vm_writev", syscall(__NR_process_vm_writev, me, NULL, 0,
 					    NULL, 0, 0));
+	report_child("i386-process_vm_readv", i386_cma());
 	report("kcmp", syscall(__NR_kcmp, me, me, 99, 0, 0));
 	report("getrandom", syscall(__NR_getrandom, NULL, 0, ~0U));
 	report("statx", syscall(__NR_statx, AT_FDCWD, dir, 0, STATX_INO, &sx));

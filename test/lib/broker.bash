@@ -14,7 +14,8 @@
 #          places lie inside the sandbox, so no mount of the broker's own
 #          ever shows outside it
 #   LIBSHARE_SOCKET  @libshare-bats-$$-$BATS_TEST_NUMBER (exported: shim,
-#          sharectl and rawclient use it), and BROKER_PID
+#          sharectl and rawclient use it), or BROKER_SOCKET when a test
+#          sets it (a path socket), and BROKER_PID
 #
 # How a jail runs host programs.  A jail is a bare directory; jail CMD runs a
 # host binary chrooted into it by test/diff/spy.so: SPY_ROOT makes spy's
@@ -72,7 +73,7 @@ broker_setup() {
 	J=$S/jail
 	STATE=$S/state
 	SPY_LOG=$BATS_TEST_TMPDIR/calls.log
-	export LIBSHARE_SOCKET=@libshare-bats-$$-$BATS_TEST_NUMBER
+	export LIBSHARE_SOCKET=${BROKER_SOCKET:-@libshare-bats-$$-$BATS_TEST_NUMBER}
 	mkdir -p "$S"
 	mount -t tmpfs sandbox "$S"
 	mount --make-private "$S"

@@ -2,8 +2,14 @@
  * test/shim/shim-mounttable.bats.  It prints what it read and exits 0, or
  * prints "OP: ENAME" and exits 1.
  *
- *   mtread open PATH | open64 PATH | fopen PATH | fopen64 PATH |
- *          freopen PATH (on stdin) | setmntent PATH | sys-open PATH | sys-openat PATH
+ *   mtread [--chroot DIR] OP ARG...
+ *
+ * --chroot DIR: chroot(DIR) and chdir("/") first, through the shim as a
+ * jailed program's own chroot (no spy in between).  OP ARG... is one of
+ *
+ *          open PATH | open64 PATH | open_2 PATH (glibc's fortified
+ *          __open_2) | fopen PATH | fopen64 PATH | freopen PATH (on
+ *          stdin) | setmntent PATH | sys-open PATH | sys-openat PATH
  *          openat DIR NAME     openat(open(DIR), NAME)
  *          chdir DIR NAME      open(NAME) after chdir(DIR)
  *          pid LEAF            open("/proc/<getpid()>/LEAF")
@@ -24,6 +30,8 @@
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+int __open_2(const char *, int);
 
 static int fail(const char *op)
 {
@@ -53,16 +61,18 @@ static int dump_file(FILE *f)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The ops that open PATH as a program opens a file: what they print and
+ * return, or -1 when op is none of them. */
+static int by_open(const char *op, const char *p)
 {
-	const char *op = argc > 1 ? argv[1] : "", *p = argc > 2 ? argv[2] : "";
-	char path[256];
 	FILE *f;
 	int fd;
 	if (!strcmp(op, "open"))
 		return (fd = open(p, O_RDONLY)) < 0 ? fail(op) : dump_fd(fd);
 	if (!strcmp(op, "open64"))
 		return (fd = open64(p, O_RDONLY)) < 0 ? fail(op) : dump_fd(fd);
+	if (!strcmp(op, "open_2"))
+		return (fd = __open_2(p, O_RDONLY)) < 0 ? fail(op) : dump_fd(fd);
 	if (!strcmp(op, "sys-open"))
 		return (fd = (int)syscall(SYS_open, p, O_RDONLY)) < 0 ?
 		       fail(op) : dump_fd(fd);
@@ -86,6 +96,22 @@ int main(int argc, char **argv)
 		endmntent(f);
 		return 0;
 	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	char path[256];
+	int fd;
+	if (argc > 2 && !strcmp(argv[1], "--chroot")) {
+		if (chroot(argv[2]) < 0 || chdir("/") < 0)
+			return fail("chroot");
+		argc -= 2;
+		argv += 2;
+	}
+	const char *op = argc > 1 ? argv[1] : "", *p = argc > 2 ? argv[2] : "";
+	if ((fd = by_open(op, p)) >= 0)
+		return fd;
 	if (!strcmp(op, "openat") && argc > 3) {
 		int dir = open(p, O_RDONLY | O_DIRECTORY);
 		if (dir < 0)

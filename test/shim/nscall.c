@@ -27,11 +27,11 @@
  *   fds                           "fds = N": how many descriptors are open
  *   closefds                      close every descriptor above 2 (as
  *                                 closefrom(3) does): a membership too
- *   exit N | _exit N | exit_group N | kill
+ *   exit N | _exit N | _Exit N | exit_group N | kill
  *                                 end here: exit(3) (atexit handlers and
- *                                 destructors run), _exit(2), the system
- *                                 call itself (no wrapper sees it),
- *                                 SIGKILL
+ *                                 destructors run), _exit(2), _Exit(3),
+ *                                 the system call itself (no wrapper
+ *                                 sees it), SIGKILL
  *   rmdir DIR                     rmdir(2) once
  *   rmdir-wait DIR                rmdir(2) until it succeeds (5 s at
  *                                 most): "rmdir-wait = US", the

@@ -47,13 +47,15 @@ int end_step(char **a, int n, int *used)
 {
 	const char *s = a[0];
 	if (!strcmp(s, "exit") || !strcmp(s, "_exit") ||
-	    !strcmp(s, "exit_group")) {
+	    !strcmp(s, "_Exit") || !strcmp(s, "exit_group")) {
 		NEED(1);
 		fflush(stdout);
 		if (!strcmp(s, "exit"))
 			exit(atoi(a[1]));
 		if (!strcmp(s, "_exit"))
 			_exit(atoi(a[1]));
+		if (!strcmp(s, "_Exit"))
+			_Exit(atoi(a[1]));
 		syscall(SYS_exit_group, atoi(a[1]));
 	} else if (!strcmp(s, "kill")) {
 		NEED(0);
