@@ -30,11 +30,16 @@
  *     hang-up after the request was read is the broker's death, as before.
  *   - a reply that did not come (timeout) or was malformed: that
  *     connection is closed, never kept with an answer still due.
+ *   - descriptor numbers: a kept connection waits at SHIM_CONN_FD or
+ *     above, out of the way of programs that expect their lowest numbers
+ *     free (a daemon that closed 0 to 2 and opens /dev/null three times);
+ *     where it cannot go there, it is not kept.
  * Everything goes through raw system calls, on the stack: no errno
  * touched, no malloc (vfork children, fork in threaded programs), no lock,
  * and no cancellation point inside what the program sees as mount(2),
  * which is none either.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -309,12 +314,29 @@ static int kept_fd(struct slot *s, const struct end *e)
 	return s->fd;
 }
 
+/* A new connection, or -1; *keep: it waits at SHIM_CONN_FD or above
+ * (CLOEXEC), to be kept, where want asks for one to keep. */
+static int fresh(struct end *e, int want, int *keep)
+{
+	int fd = broker_connect(e);
+	long up;
+	*keep = 0;
+	if (fd < 0 || !want)
+		return fd;
+	up = shim_raw(SYS_fcntl, fd, F_DUPFD_CLOEXEC, SHIM_CONN_FD, 0, 0, 0);
+	if (up < 0)
+		return fd;             /* for this call alone */
+	sys_close(fd);
+	*keep = 1;
+	return (int)up;
+}
+
 int shim_call_ans(const struct ls_req_view *q, struct shim_ans *a)
 {
 	long t = timeout_ms(), when[2] = { t, t ? now_ms() + t : 0 }, tmo = -1;
 	struct slot *s = claim((int)shim_raw(SYS_getpid, 0, 0, 0, 0, 0, 0));
 	struct end e;
-	int fd, ret = RETRY, done = 0;
+	int fd, ret = RETRY, done = 0, keep;
 	if (a)
 		a->fd = -1;
 	if (ls_address(ls_socket_name(env(LS_SOCKET_ENV)), &e.sa, &e.alen) < 0)
@@ -326,9 +348,9 @@ int shim_call_ans(const struct ls_req_view *q, struct shim_ans *a)
 					  may still be due on it */
 		s->fd = -1;
 	}
-	if (ret == RETRY && (fd = broker_connect(&e)) >= 0) {
+	if (ret == RETRY && (fd = fresh(&e, s != NULL, &keep)) >= 0) {
 		ret = exchange(fd, q, a, when, &tmo, &done);
-		if (s && done) {
+		if (keep && done) {
 			s->end = e;
 			s->timeout = tmo;
 			s->fd = fd;

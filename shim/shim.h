@@ -121,6 +121,8 @@ long shim_sys_clone(long flags, long stack, long a, long b, long c);
 /* nsend.c: the member token this image took (-1: none; one inherited
  * across exec waits at SHIM_MEMBER_FD), ended with the process. */
 #define SHIM_MEMBER_FD 100
+/* conn.c: a kept connection to the broker waits at or above this number. */
+#define SHIM_CONN_FD 101
 extern int shim_member;
 
 /* nsfile.c: /proc/PID/ns/mnt as the emulation has it.  The fast test on

@@ -33,6 +33,13 @@ teardown() {
 	[ "${#lines[@]}" -eq 8 ]
 }
 
+@test "the kept connection stays out of the lowest numbers: a daemon that closed them gets 0 again" {
+	run shimmed "$CALL" closefds umount nowhere opens-zero
+	[ "$status" -eq 0 ]
+	run shimmed "$CALL" closefds opens-zero
+	[ "$status" -eq 0 ]            # control: without a call, the same
+}
+
 @test "a fork between two calls: parent and child at once, each answer its own" {
 	# the parent (worker 0) mounts on x0 = y0, which is there; the child
 	# (worker 1) on y1's missing twin: every answer tells whose it is

@@ -21,6 +21,8 @@
  *   sys NAME                syscall(SYS_NAME) for the same calls and for
  *                           statmount, listmount and open_tree_attr
  *   getpid                  syscall(SYS_getpid) == getpid()
+ *   opens-zero              open("/dev/null") is descriptor 0 (after
+ *                           closefds: the shim holds none of the lowest)
  *   badfd                   syscall(SYS_close, -1): EBADF, -1
  *   mmap6                   syscall(SYS_mmap) with six arguments, each
  *                           checked by what it maps
@@ -171,6 +173,18 @@ static long op_getpid(char **a)
 	return -1;
 }
 
+static long op_opens_zero(char **a)
+{
+	(void)a;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd == 0)
+		return close(fd);
+	if (fd > 0)
+		close(fd);
+	errno = EMFILE;
+	return -1;
+}
+
 static long op_badfd(char **a)
 {
 	(void)a;
@@ -222,6 +236,7 @@ static const struct op {
 	{ "api", 1, api },
 	{ "sys", 1, sys },
 	{ "getpid", 0, op_getpid },
+	{ "opens-zero", 0, op_opens_zero },
 	{ "badfd", 0, op_badfd },
 	{ "mmap6", 0, op_mmap6 },
 	{ "access", 1, op_access },
