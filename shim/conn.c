@@ -213,6 +213,15 @@ static long recv_until(int fd, struct msghdr *mh, long t, long deadline,
 	}
 }
 
+/* The ids of 32 bits, where the ABI also has calls of 16 (i386, arm). */
+#ifdef SYS_geteuid32
+#define SYS_EUID SYS_geteuid32
+#define SYS_EGID SYS_getegid32
+#else
+#define SYS_EUID SYS_geteuid
+#define SYS_EGID SYS_getegid
+#endif
+
 /* The request, from the calling thread, with its sender's pid and
  * effective ids: 0, RETRY when it could not be sent, -EINVAL for one the
  * codec refuses (the broker would), -EFAULT for a field the kernel could
@@ -225,8 +234,8 @@ static int send_request(int fd, const struct ls_req_view *q)
 	} ctl;
 	struct ucred me = {
 		(pid_t)shim_raw(SYS_getpid, 0, 0, 0, 0, 0, 0),
-		(uid_t)shim_raw(SYS_geteuid, 0, 0, 0, 0, 0, 0),
-		(gid_t)shim_raw(SYS_getegid, 0, 0, 0, 0, 0, 0) };
+		(uid_t)shim_raw(SYS_EUID, 0, 0, 0, 0, 0, 0),
+		(gid_t)shim_raw(SYS_EGID, 0, 0, 0, 0, 0, 0) };
 	struct ls_req_view t = *q;
 	struct ls_req_out o;
 	long r;
