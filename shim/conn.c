@@ -226,15 +226,14 @@ static long recv_until(int fd, struct msghdr *mh, long t, long deadline,
  * effective ids: 0, RETRY when it could not be sent, -EINVAL for one the
  * codec refuses (the broker would), -EFAULT for a field the kernel could
  * not read. */
-static int send_request(int fd, const struct ls_req_view *q)
+static int send_request(int fd, const struct ls_req_view *q, int pid)
 {
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(struct ucred))];
 	} ctl;
 	struct ucred me = {
-		(pid_t)shim_raw(SYS_getpid, 0, 0, 0, 0, 0, 0),
-		(uid_t)shim_raw(SYS_EUID, 0, 0, 0, 0, 0, 0),
+		(pid_t)pid, (uid_t)shim_raw(SYS_EUID, 0, 0, 0, 0, 0, 0),
 		(gid_t)shim_raw(SYS_EGID, 0, 0, 0, 0, 0, 0) };
 	struct ls_req_view t = *q;
 	struct ls_req_out o;
@@ -293,12 +292,13 @@ static int recv_reply(int fd, uint16_t op, struct shim_ans *a,
 	return ret == 0 ? -rep.error : ret;
 }
 
-/* One request and its reply on fd, waiting when[0] ms until when[1];
- * *done: a reply came whole, nothing is left due on fd. */
-static int exchange(int fd, const struct ls_req_view *q, struct shim_ans *a,
-		    const long when[2], long *tmo, int *done)
+/* One request of process pid and its reply on fd, waiting when[0] ms
+ * until when[1]; *done: a reply came whole, nothing is left due on fd. */
+static int exchange(int fd, const struct ls_req_view *q, int pid,
+		    struct shim_ans *a, const long when[2], long *tmo,
+		    int *done)
 {
-	int ret = send_request(fd, q);
+	int ret = send_request(fd, q, pid);
 	*done = ret == -EINVAL || ret == -EFAULT;   /* nothing was sent */
 	if (ret != 0)
 		return ret;
@@ -343,7 +343,8 @@ static int fresh(struct end *e, int want, int *keep)
 int shim_call_ans(const struct ls_req_view *q, struct shim_ans *a)
 {
 	long t = timeout_ms(), when[2] = { t, t ? now_ms() + t : 0 }, tmo = -1;
-	struct slot *s = claim((int)shim_raw(SYS_getpid, 0, 0, 0, 0, 0, 0));
+	int pid = (int)shim_raw(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	struct slot *s = claim(pid);
 	struct end e;
 	int fd, ret = RETRY, done = 0, keep;
 	if (a)
@@ -351,14 +352,14 @@ int shim_call_ans(const struct ls_req_view *q, struct shim_ans *a)
 	if (ls_address(ls_socket_name(env(LS_SOCKET_ENV)), &e.sa, &e.alen) < 0)
 		ret = SHIM_NOBROKER;   /* an address no broker can have */
 	else if ((fd = kept_fd(s, &e)) >= 0)
-		ret = exchange(fd, q, a, when, &s->timeout, &done);
+		ret = exchange(fd, q, pid, a, when, &s->timeout, &done);
 	if (s && s->fd >= 0 && !done) {
 		sys_close(s->fd);      /* the broker left it, or an answer
 					  may still be due on it */
 		s->fd = -1;
 	}
 	if (ret == RETRY && (fd = fresh(&e, s != NULL, &keep)) >= 0) {
-		ret = exchange(fd, q, a, when, &tmo, &done);
+		ret = exchange(fd, q, pid, a, when, &tmo, &done);
 		if (keep && done) {
 			s->end = e;
 			s->timeout = tmo;

@@ -57,7 +57,9 @@ struct peer {
 	int ngroups;
 	bool cap_admin;        /* CAP_SYS_ADMIN in the effective set */
 	bool cap_search;       /* CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH */
-	int root, cwd;         /* O_PATH descriptors on /proc/<pid>/root, cwd */
+	int root, cwd;         /* O_PATH descriptors on /proc/<pid>/root, cwd
+				  (cwd: -1 until peer_cwd() opens it) */
+	char task[32];         /* "task/<tid>/" when the thread's are read */
 	char *root_path;       /* fd_path(root), read once: peer_root() */
 	int proc;              /* /proc/<pid>, the process identified (its
 				  connection's: struct peer_seen) */

@@ -237,7 +237,7 @@ int call_pivot_root(struct request *r, const char *new_root,
 	    (err = named_top(b, &old, false)) ||
 	    (err = caller_of(r, &c, &rootbuf)))
 		goto out;
-	*cwd_too = fd_stat(r->caller.cwd, &cw) == 0 &&
+	*cwd_too = fd_stat(peer_cwd(&r->caller), &cw) == 0 &&
 		   fd_stat(r->caller.root, &rt) == 0 && cw.st_dev == rt.st_dev &&
 		   cw.st_ino == rt.st_ino &&
 		   fd_mnt_id(r->caller.cwd) == fd_mnt_id(r->caller.root);

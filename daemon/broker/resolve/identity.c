@@ -187,25 +187,33 @@ static int open_in(int proc, const char *task, const char *name, int how)
 static int peer_read(struct peer *p, int proc, pid_t pid, pid_t tid,
 		     uid_t uid, gid_t gid)
 {
-	char task[32] = "";
+	char *task = p->task;
 	memset(p, 0, sizeof *p);
 	p->pid = pid;
 	p->uid = uid;
 	p->gid = gid;
 	p->root = p->cwd = p->proc = -1;
 	if (tid > 0 && tid != pid) {
-		snprintf(task, sizeof task, "task/%d/", (int)tid);
+		snprintf(task, sizeof p->task, "task/%d/", (int)tid);
 		if ((p->root = open_in(proc, task, "root", O_DIRECTORY)) < 0)
 			task[0] = '\0';
 	}
 	if (p->root < 0)
 		p->root = open_in(proc, "", "root", O_DIRECTORY);
-	p->cwd = open_in(proc, task, "cwd", 0);
-	if (p->root < 0 || p->cwd < 0 || read_caps(p, proc) < 0) {
+	if (p->root < 0 || read_caps(p, proc) < 0) {
 		peer_close(p);
 		return -ESRCH;
 	}
 	return 0;
+}
+
+/* The caller's cwd (its thread's, as its root), opened at its first use:
+ * most paths are absolute.  -1 when the process is gone. */
+int peer_cwd(struct peer *p)
+{
+	if (p->cwd < 0 && p->proc >= 0)
+		p->cwd = open_in(p->proc, p->task, "cwd", 0);
+	return p->cwd;
 }
 
 void peer_close(struct peer *p)

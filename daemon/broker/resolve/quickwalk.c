@@ -96,9 +96,10 @@ int quick_walk(struct request *r, const char *path, int how,
 	    ((how & RES_MOUNTPOINT) && r->b->nasleep))
 		return 1;          /* its last name may be asleep (expire.c) */
 	bool abs = path[0] == '/';
-	const char *from = abs ? peer_root(p) : (cwd = fd_path(p->cwd));
-	int fd = from ? lookup(abs ? p->root : p->cwd, from, path, &st,
-			       &where) : -1;
+	int start = abs ? p->root : peer_cwd(p);
+	const char *from = abs ? peer_root(p) :
+			   start < 0 ? NULL : (cwd = fd_path(start));
+	int fd = from ? lookup(start, from, path, &st, &where) : -1;
 	free(cwd);
 	if (fd < 0)
 		return 1;

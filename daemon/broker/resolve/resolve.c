@@ -327,9 +327,12 @@ static int walk(struct request *r, const char *path, int how,
 		return -ENOENT;
 	if (strlen(path) >= PATHMAX)
 		return -ENAMETOOLONG;
-	w.cur = dup(path[0] == '/' ? w.p->root : w.p->cwd);
+	int from = path[0] == '/' ? w.p->root : peer_cwd(w.p);
+	w.cur = from < 0 ? -1 : dup(from);
 	w.rest = strdup(path);
-	if (w.cur < 0 || !w.rest)
+	if (from < 0)
+		err = -ESRCH;          /* gone since it was identified */
+	else if (w.cur < 0 || !w.rest)
 		err = -ENOMEM;
 	else
 		err = place_from_fd(&w);

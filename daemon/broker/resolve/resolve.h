@@ -28,6 +28,7 @@ void peer_seen_forget(struct peer_seen *s);   /* the process, not end */
 int peer_identify(struct peer *p, int sock, const struct ucred *cred,
 		  pid_t tid, uint32_t fd1, struct peer_seen *seen);
 void peer_close(struct peer *p);
+int peer_cwd(struct peer *p);           /* opened at its first use, or -1 */
 const char *peer_root(struct peer *p);  /* where its root is now, or NULL */
 void peer_creds(struct peer *p);        /* uid, gid and groups read */
 uid_t peer_uid(struct peer *p);
