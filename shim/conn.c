@@ -175,9 +175,16 @@ static void release(struct slot *s)
 		__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
 }
 
-/* Whether s's descriptor is still the connection it made to a broker. */
+/* Whether s's descriptor is still the connection it made to a broker:
+ * its peer as at connect, and no other slot of this process holding that
+ * number (a program that closed it under one slot, where another then
+ * connected). */
 static int still_ours(const struct slot *s)
 {
+	for (int i = 0; i < SLOTS; i++)
+		if (&slots[i] != s && slots[i].pid == s->pid &&
+		    __atomic_load_n(&slots[i].fd, __ATOMIC_RELAXED) == s->fd)
+			return 0;
 	struct ucred now = peer_of(s->fd);
 	return now.uid == 0 && now.pid == s->end.peer.pid &&
 	       now.gid == s->end.peer.gid;
