@@ -86,6 +86,7 @@ static int place_set(struct handle *h, const char *path)
 	const char *slash = strrchr(path, '/');
 	char *dir = slash && slash > path ?
 		    strndup(path, (size_t)(slash - path)) : strdup("/");
+	/* -fanalyzer: h->name is h's, freed by expiry_forget() */
 	h->name = slash && slash[1] ? strdup(slash + 1) : NULL;
 	h->place = dir && h->name ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)
 				  : -1;
@@ -215,6 +216,8 @@ int expiry_import(struct broker *b, struct entry *e)
 		    handle_put(b, e->m, -1, e->id, dev) < 0)
 			continue;
 		HASH_FIND(hh, b->by_seq, &e->m->seq, sizeof e->m->seq, h);
+		if (!h)                /* handle_put() just added it */
+			continue;
 		h->asleep = e->m->expiry_mark = true;
 		e->m->file = saved[i].file;
 		if (place_import(b, h, e->mp) < 0)

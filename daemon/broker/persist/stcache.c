@@ -142,6 +142,7 @@ int cache_apply(struct stcache *c, const char *body, size_t len)
 	while (len) {
 		const char *nl = memchr(body, '\n', len);
 		size_t n = nl ? (size_t)(nl - body) : len;
+		/* -fanalyzer: apply_one()'s line is in c->lines (uthash) */
 		int e = apply_one(c, body, n);
 		if (e == -ENOMEM)
 			return e;
