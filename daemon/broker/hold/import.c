@@ -279,9 +279,11 @@ int import_table(struct broker *b, const char *mountinfo)
 {
 	fd_raise_limit();
 	bool mounts = strcmp(strrchr(mountinfo, '/') ?: mountinfo, "/mounts") == 0;
-	struct table t = { .watch = strcmp(mountinfo, "/proc/self/mountinfo") ?
-				    -1 : table_watch() };
-	int err = read_lines(mountinfo, &t.lines, &t.n);
+	bool own = strcmp(mountinfo, "/proc/self/mountinfo") == 0;
+	struct table t = { .watch = own ? table_watch() : -1 };
+	int tail = own ? fs_learn_tail() : -1;
+	int err = tail >= 0 ? fd_read_lines(tail, &t.lines, &t.n) :
+		  read_lines(mountinfo, &t.lines, &t.n);
 	struct entry *v = err ? NULL : (t.v = calloc(t.n ? t.n : 1, sizeof *t.v));
 	size_t n = t.n;
 	if (!err && !v)
