@@ -33,7 +33,8 @@ start_broker() {
 	state=$dir/state.${1:-0}
 	rm -rf "$state"
 	t0=$(date +%s%N)
-	"$LEGACY_SIM" "$SHAREBROKERD" --socket "$sock" --state-dir "$state" \
+	prof_start_broker "start_${1:-0}" "$LEGACY_SIM" "$SHAREBROKERD" \
+		--socket "$sock" --state-dir "$state" \
 		--log "$state/sharebrokerd.log" ||
 		{ echo "perf.sh: sharebrokerd did not start" >&2; return 1; }
 	t1=$(date +%s%N)
@@ -56,16 +57,30 @@ stop_broker() {
 }
 
 cleanup() {
+	prof_end
 	idle_stop
 	stop_broker
 	umount -l "$dir" 2>/dev/null
 	rm -rf "$dir"
+	[[ ${mount_max:-} ]] && echo "$mount_max" >/proc/sys/fs/mount-max
 }
 
 # A jail of M tmpfs mounts at $jail, made natively (no broker running).
 make_jail() {
 	umount -l "$jail" 2>/dev/null   # the whole tree goes; -R is quadratic
-	"$tab" mkjail "$jail" "$1" >/dev/null
+	mount_room "$1" && "$tab" mkjail "$jail" "$1" >/dev/null
+}
+
+# fs.mount-max counts the mounts of each namespace, and the sandbox's
+# holds the jail's M beside its own.  The setting is global, not the
+# namespace's: it is raised only when M needs it, and put back at exit.
+mount_room() {
+	local now want=$(($1 + $(wc -l </proc/self/mountinfo) + 2000))
+	now=$(cat /proc/sys/fs/mount-max) || return 1
+	((want > now)) || return 0
+	mount_max=${mount_max:-$now}
+	echo "$want" >/proc/sys/fs/mount-max || return 1
+	echo "# fs.mount-max raised from $now to $want for M=$1 (put back at exit)"
 }
 
 # COMMAND through libshare.so.  With LEGACY_SIM_PROFILE (an older
@@ -87,12 +102,16 @@ pair() {
 	mkdir -p "$dir/res"
 	: >"$dir/res/$name.k"
 	: >"$dir/res/$name.s"
+	prof_begin "$name"
 	for ((r = 0; r < rounds; r++)); do
 		unshare -m --propagation unchanged "$@" >>"$dir/res/$name.k" ||
 			echo "perf.sh: $name: kernel round failed" >&2
+		prof_cmd enable
 		shimmed "$@" >>"$dir/res/$name.s" ||
 			echo "perf.sh: $name: libshare round failed" >&2
+		prof_cmd disable
 	done
+	prof_end
 }
 
 # tpair NAME mounttable-bench read N JAIL: the kernel's table (chrooted,
@@ -103,10 +122,14 @@ tpair() {
 	mkdir -p "$dir/res"
 	: >"$dir/res/$name.k"
 	: >"$dir/res/$name.s"
+	prof_begin "$name"
 	for ((r = 0; r < rounds; r++)); do
 		"$@" kernel >>"$dir/res/$name.k"
+		prof_cmd enable
 		shimmed "$@" shim >>"$dir/res/$name.s"
+		prof_cmd disable
 	done
+	prof_end
 }
 
 # row LABEL NAME KEY TARGET: kernel and libshare medians (us) and ratio.

@@ -28,6 +28,14 @@
 # LIBSHARE_SO, LEGACY_SIM, and LEGACY_SIM_PROFILE (legacy-sim's profile
 # words, e.g. "--abi 3.2": the broker and libshare's rounds on that older
 # ABI, the kernel's rounds as they are; issue 23's cost of the fallbacks).
+# BENCH_PROFILE=DIR: a perf(1) profile of the broker for each pair of rounds
+# run (BENCH_ONLY chooses them), its libshare rounds only, and of each
+# broker start: DIR/NAME.data, NAME.txt (perf report --stdio), NAME.folded
+# (stacks for a flame graph) and NAME.svg with flamegraph.pl on PATH; NAME
+# is the pair's (the word after "pair" below), start_M for a start
+# (perf-profile.sh; BENCH_PROFILE_CALLGRAPH, default dwarf).
+# M = 100000 needs fs.mount-max above 100000, the kernel's default: it is
+# raised as far as needed for the run and put back at exit.
 # Needs root; nothing stays mounted or running.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,6 +66,8 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/libshare-perf.XXXXXX") || exit 1
 state=$dir/state w=$dir/w jail=$dir/jail sock=@libshare-perf-$$ idle=
 export LIBSHARE_SOCKET=$sock
 . "$here/perf-lib.sh"
+. "$here/perf-profile.sh"
+prof_check || exit 1
 trap cleanup EXIT
 mount -t tmpfs sandbox "$dir" && mount --make-private "$dir" &&
 	mkdir "$w" "$jail" && mount -t tmpfs work "$w" || exit 1

@@ -56,6 +56,7 @@ int mount_root_open(int dir, const char *name, int kid);
 
 /* fslearn.c: what the kernel says of a superblock */
 int fs_learn_kid(struct fs *fs, int kid);
+int fs_learn_tail(void);         /* the descriptor it reads on */
 void fs_learn(struct fs *fs, dev_t dev, const char *sbopts);
 
 /* fault.c: the crash tests' kill points, and the writes they strike */

@@ -87,9 +87,12 @@ bool kernel_lacks(const char *what)
 /* The broker holds a descriptor per mount: as many as it may have.  Root
  * (CAP_SYS_RESOURCE) may raise the hard limit too, up to the kernel's
  * fs.nr_open; otherwise the soft limit goes up to the hard one. */
+static int room = -1;          /* fd_room()'s answer, once asked */
+
 void fd_raise_limit(void)
 {
 	struct rlimit r;
+	room = -1;
 	unsigned long most = sysctl_value("/proc/sys/fs/nr_open");
 	if (getrlimit(RLIMIT_NOFILE, &r) < 0)
 		return;
@@ -106,14 +109,18 @@ void fd_raise_limit(void)
 
 /* The first descriptor number a handle may not take: FD_SPARE below the
  * limit stay for serving requests (the socket, a caller's root and cwd,
- * a path's walk). */
+ * a path's walk).  Asked once per mount at import, it is read once: the
+ * broker's limit moves only in fd_raise_limit() (a prlimit(1) from
+ * outside is seen after the next one). */
 int fd_room(void)
 {
 	struct rlimit r;
+	if (room >= 0)
+		return room;
 	if (getrlimit(RLIMIT_NOFILE, &r) < 0 || r.rlim_cur == RLIM_INFINITY ||
 	    r.rlim_cur > INT_MAX)
-		return INT_MAX;
-	return (int)r.rlim_cur > FD_SPARE ? (int)r.rlim_cur - FD_SPARE : 0;
+		return room = INT_MAX;
+	return room = (int)r.rlim_cur > FD_SPARE ? (int)r.rlim_cur - FD_SPARE : 0;
 }
 
 /* Whether fd, on mount kid, is on its root: what a handle must be (a

@@ -23,6 +23,15 @@ static void tail_open(void)
 		tail = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 }
 
+/* fs_learn_kid()'s mountinfo, for the import to read the table through:
+ * left at its end, it gives the first new filesystem its own line, not
+ * the whole table again (with 100,000 mounts, a third of a second). */
+int fs_learn_tail(void)
+{
+	tail_open();
+	return tail;
+}
+
 /* What the kernel says of a superblock: its device, its flags, and the
  * filesystem's own options (field 11 of mountinfo without the flags the
  * renderer writes itself). */

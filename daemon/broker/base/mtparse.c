@@ -100,14 +100,21 @@ dev_t entry_dev(const struct entry *e)
 	return sscanf(e->dev, "%u:%u", &maj, &min) == 2 ? makedev(maj, min) : 0;
 }
 
-/* The lines of a file, malloc'ed; -errno when it cannot be read. */
-int read_lines(const char *path, char ***out, size_t *count)
+/* The lines of fd from where it is to its end, malloc'ed; -errno when it
+ * cannot be read.  fd stays open at the end: a mountinfo read on later
+ * gives the mounts made since (fslearn.c). */
+int fd_read_lines(int fd, char ***out, size_t *count)
 {
-	FILE *f = fopen(path, "re");
+	int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	FILE *f = own < 0 ? NULL : fdopen(own, "r");
 	char *line = NULL, **lines = NULL;
 	size_t cap = 0, n = 0, room = 0;
-	if (!f)
-		return -errno;
+	if (!f) {
+		int err = -errno;
+		if (own >= 0)
+			close(own);
+		return err;
+	}
 	while (getline(&line, &cap, f) > 0 && !VEC_PUSH(lines, n, room, line))
 		line = NULL;
 	free(line);
@@ -115,6 +122,17 @@ int read_lines(const char *path, char ***out, size_t *count)
 	*out = lines;
 	*count = n;
 	return 0;
+}
+
+/* The lines of a file, malloc'ed; -errno when it cannot be read. */
+int read_lines(const char *path, char ***out, size_t *count)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int err = fd_read_lines(fd, out, count);
+	close(fd);
+	return err;
 }
 
 void free_lines(char **lines, size_t n)

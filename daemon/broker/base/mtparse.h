@@ -26,6 +26,7 @@ int mt_parse_mounts_line(char *line, struct entry *e, struct entry *v,
 dev_t entry_dev(const struct entry *e);
 /* The lines of a file, malloc'ed; -errno when it cannot be read. */
 int read_lines(const char *path, char ***out, size_t *count);
+int fd_read_lines(int fd, char ***out, size_t *count);
 void free_lines(char **lines, size_t n);
 
 /* The entries by mount id (sorted pointers into v), NULL when out of

@@ -33,34 +33,23 @@ static char *dir_in(const struct entry *parent, const char *mp)
 	return d;
 }
 
-/* The superblocks met so far (an entry's "major:minor"), each with its
- * filesystem of the graph: a mount of one already met shares it. */
-struct devfs {
-	struct fs *fs;
-	UT_hash_handle hh;
-};
-
-static struct fs *fs_of(struct broker *b, struct devfs **seen,
-			struct devfs *slot, const struct entry *e)
+/* The graph's filesystem of e's superblock: the one a mount already
+ * imported is on (fs_of_dev(): a mount of a superblock met before shares
+ * it, as in the kernel), else a new one; NULL, which graph_import()
+ * refuses, without memory. */
+static struct fs *fs_for(struct broker *b, const struct entry *e)
 {
-	struct devfs *d;
-	HASH_FIND_STR(*seen, e->dev, d);
-	if (d)
-		return d->fs;
-	struct fs *fs = fs_new(&b->g, e->type, "");
-	if (!fs)                   /* NULL: graph_import() refuses it */
-		return NULL;
-	fs_learn(fs, entry_dev(e), e->sbopts);
-	slot->fs = fs;
-	HASH_ADD_KEYPTR(hh, *seen, e->dev, strlen(e->dev), slot);
+	dev_t dev = entry_dev(e);
+	struct fs *fs = fs_of_dev(b, dev);
+	if (!fs && (fs = fs_new(&b->g, e->type, "")))
+		fs_learn(fs, dev, e->sbopts);
 	return fs;
 }
 
 /* Attach every entry whose parent is in the graph, until none is left. */
-static int attach_all(struct broker *b, struct table *t, struct devfs *slots)
+static int attach_all(struct broker *b, struct table *t)
 {
 	struct entry *v = t->v, **ix = t->ix;
-	struct devfs *seen = NULL;
 	size_t done = 0, n = t->n;
 	int err = 0;
 	for (bool progress = true; progress && done < n && !err; ) {
@@ -71,7 +60,7 @@ static int attach_all(struct broker *b, struct table *t, struct devfs *slots)
 				continue;
 			char *dir = p ? dir_in(p, v[i].mp) : NULL;
 			v[i].m = graph_import(&b->g, b->ns, p ? p->m : NULL, dir,
-					      fs_of(b, &seen, &slots[i], &v[i]),
+					      fs_for(b, &v[i]),
 					      v[i].root, v[i].source,
 					      flags_named(&mnt_flag_table, v[i].opts));
 			free(dir);
@@ -84,16 +73,7 @@ static int attach_all(struct broker *b, struct table *t, struct devfs *slots)
 			progress = true;
 		}
 	}
-	HASH_CLEAR(hh, seen);
 	return err ? err : done == n ? 0 : -EINVAL;
-}
-
-static int build(struct broker *b, struct table *t)
-{
-	struct devfs *slots = calloc(t->n ? t->n : 1, sizeof *slots);
-	int err = slots ? attach_all(b, t, slots) : -ENOMEM;
-	free(slots);
-	return err;
 }
 
 /* The kernel's table now (mtparse.c), each entry with the graph's mount
@@ -166,11 +146,8 @@ static int take_new(struct broker *b, struct table *t)
 			if (e->m || !p || !p->m || e->propagates)
 				continue;
 			char *dir = dir_in(p, e->mp);
-			struct fs *fs = fs_of_dev(b, entry_dev(e));
-			if (!fs && (fs = fs_new(&b->g, e->type, "")))
-				fs_learn(fs, entry_dev(e), e->sbopts);
-			e->m = graph_import(&b->g, b->ns, p->m, dir, fs, e->root,
-					    e->source,
+			e->m = graph_import(&b->g, b->ns, p->m, dir, fs_for(b, e),
+					    e->root, e->source,
 					    flags_named(&mnt_flag_table, e->opts));
 			free(dir);
 			if (e->m)
@@ -304,9 +281,11 @@ int import_table(struct broker *b, const char *mountinfo)
 {
 	fd_raise_limit();
 	bool mounts = strcmp(strrchr(mountinfo, '/') ?: mountinfo, "/mounts") == 0;
-	struct table t = { .watch = strcmp(mountinfo, "/proc/self/mountinfo") ?
-				    -1 : table_watch() };
-	int err = read_lines(mountinfo, &t.lines, &t.n);
+	bool own = strcmp(mountinfo, "/proc/self/mountinfo") == 0;
+	struct table t = { .watch = own ? table_watch() : -1 };
+	int tail = own ? fs_learn_tail() : -1;
+	int err = tail >= 0 ? fd_read_lines(tail, &t.lines, &t.n) :
+		  read_lines(mountinfo, &t.lines, &t.n);
 	struct entry *v = err ? NULL : (t.v = calloc(t.n ? t.n : 1, sizeof *t.v));
 	size_t n = t.n;
 	if (!err && !v)
@@ -329,7 +308,7 @@ int import_table(struct broker *b, const char *mountinfo)
 	if (!err && !(t.ix = entry_index(v, n)))
 		err = -ENOMEM;
 	if (!err)
-		err = build(b, &t);
+		err = attach_all(b, &t);
 	if (!err)
 		err = keep_order(b, v, n);
 	table_free(&t);
