@@ -85,6 +85,13 @@ euid 0 = 0
 umount x = 0" ]
 }
 
+@test "a caller whose ids do not fit in 16 bits: its credentials go through, EPERM as natively" {
+	same_as_kernel shimmed setpriv --reuid=100000 --regid=100000 \
+		--clear-groups "$CALLER" mount none x tmpfs 0 umount x 0
+	[ "$(sed -n 1,2p <<<"$output")" = "mount x = EPERM
+umount x = EPERM" ]
+}
+
 @test "a program that closes the kept connection, or covers it with a file of its own, still gets through" {
 	run shimmed "$CALL" umount nowhere closefds mount - "$S/x" tmpfs 0 - \
 		umount "$S/x"
