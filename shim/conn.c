@@ -142,7 +142,7 @@ static struct slot {
 	int busy;              /* claimed by a call: atomic */
 	int pid;               /* the process that filled it; 0: never */
 	int fd;                /* -1: empty */
-	long timeout;          /* its SO_RCVTIMEO, ms (-1: none set) */
+	long timeout;          /* its SO_RCVTIMEO, ms (0: for ever) */
 	struct end end;
 } slots[SLOTS] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
 
@@ -199,7 +199,7 @@ static int still_ours(const struct slot *s)
 
 /* Waits for the reply for t ms (0: for ever) until deadline; a signal
  * restarts the wait, not the clock.  *tmo: the SO_RCVTIMEO the socket
- * has (-1: unknown), set only when it must change. */
+ * has (0, for ever, on a new one), set only when it must change. */
 static long recv_until(int fd, struct msghdr *mh, long t, long deadline,
 		       long *tmo)
 {
@@ -349,7 +349,7 @@ static int fresh(struct end *e, int want, int *keep)
 
 int shim_call_ans(const struct ls_req_view *q, struct shim_ans *a)
 {
-	long t = timeout_ms(), when[2] = { t, t ? now_ms() + t : 0 }, tmo = -1;
+	long t = timeout_ms(), when[2] = { t, t ? now_ms() + t : 0 }, tmo = 0;
 	int pid = (int)shim_raw(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	struct slot *s = claim(pid);
 	struct end e;

@@ -9,10 +9,11 @@
  *
  * Bad input (short, long, wrong magic or version, field lengths that do
  * not add up, a NUL inside a field) is answered EINVAL and closes that
- * connection; nothing a client sends or fails to send stops the broker.  A connection that goes quiet
- * waits in poll() and is closed after a while; one closed with a request
- * unread makes its client see ECONNRESET, which tells it that nothing was
- * done (conn.c sends it again on a new connection).
+ * connection; nothing a client sends or fails to send stops the broker.
+ * A connection that goes quiet waits in poll() and is closed after a
+ * while; one closed with a request unread makes its client see
+ * ECONNRESET, which tells it that nothing was done (conn.c sends it again
+ * on a new connection).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -201,13 +202,13 @@ static bool take_request(struct client *c)
 			     .msg_controllen = sizeof ctl.buf };
 	ssize_t got = msg ? recvmsg(c->fd, &mh, MSG_TRUNC | MSG_DONTWAIT |
 				    MSG_CMSG_CLOEXEC) : -1;
-	c->n = got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : 1;
-	if (got > 0)
-		take_cmsgs(&mh, c);
 	if (got <= 0) {
+		c->n = got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ?
+		       0 : 1;
 		free(msg);
 		return false;
 	}
+	take_cmsgs(&mh, c);
 	c->msg = msg;
 	c->n = (size_t)got;
 	return true;
