@@ -4,6 +4,9 @@
 # is served, with their propagation as a legacy kernel leaves it: a move
 # propagates nothing.  Linux, propagating itself, does the same here: the
 # move of a received mount's original takes nothing from the slaves.
+# A cwd left on a mount unmounted with MNT_DETACH, through the broker or
+# behind its back, names places no table holds: a mount on them is
+# ENOENT (lock_mount()), any change of them EINVAL (check_mnt()).
 
 load ../lib/broker
 
@@ -44,4 +47,45 @@ teardown() {
 	host mount -t tmpfs disk2 "$S/other/b"
 	[ "$(call_result)" = 0 ]
 	grep -q " $J/floppy/b " /proc/self/mountinfo
+}
+
+# The caller's cwd is on $S/a, detached by the time CALLER runs; sub/x
+# held a mount of its own, detached along.
+detached_cwd() {
+	local how=$1
+	shift
+	mkdir -p "$S/a" "$S/e" "$S/f"
+	host mount -t tmpfs t1 "$S/a"
+	mkdir -p "$S/a/sub/x"
+	host mount -t tmpfs t3 "$S/a/sub/x"
+	same_as_kernel shimmed bash -c "cd '$S/a' && $how umount -l '$S/a' &&
+		'$CALLER' $*"
+}
+
+@test "a cwd on a mount detached through the broker: ENOENT to mount on, EINVAL to change, as natively" {
+	detached_cwd "" \
+		mount "$S/e" sub - bind mount t2 sub tmpfs 0 \
+		mount nothere sub - bind mount t4 sub nosuchfs 0 \
+		umount sub 0 umount . 0 umount sub/x detach \
+		mount . "$S/e" - bind mount sub/x "$S/f" - move \
+		mount - . - remount,ro mount - . - shared mount - sub/x - private \
+		mount "$S/e" sub - rbind \
+		pivot . sub pivot "$S/e" sub pivot . "$S/e"
+	[[ $output == "mount sub = ENOENT"$'\n'"mount sub = ENOENT"$'\n'"mount sub = ENOENT"$'\n'"mount sub = ENODEV"$'\n'"umount sub = EINVAL"* ]]
+	[[ $output == *"pivot_root . $S/e = EINVAL"* ]]
+	[[ $output != *"= 0"* ]]
+	! grep -q "does not know" "$STATE/sharebrokerd.log"
+}
+
+@test "a cwd on a mount detached behind the broker's back: the same, as natively" {
+	detached_cwd "env -u LD_PRELOAD" \
+		mount "$S/e" sub - bind mount t2 sub tmpfs 0 umount sub 0 \
+		umount . 0 mount . "$S/e" - bind mount - . - remount,ro
+	[[ $output == *"mount sub = ENOENT"*"umount . = EINVAL"*"mount . = EINVAL"* ]]
+}
+
+@test "a cwd on a detached mount, without privilege: EPERM first, as natively" {
+	detached_cwd "" --uid 65534 umount . 0 mount t2 sub tmpfs 0 \
+		mount - . - shared
+	[[ $output == "umount . = EPERM"$'\n'"mount sub = EPERM"$'\n'"mount . = EPERM"* ]]
 }

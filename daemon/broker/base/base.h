@@ -45,6 +45,7 @@ bool fdinfo_has_mnt_id(void);          /* Linux 3.15 on */
  * t no longer the kernel's) a table read for the question */
 int mountinfo_mnt_id(struct table *t, int fd);
 bool mountinfo_at_root(int fd, int kid); /* fd_at_root() before 5.8 */
+bool kid_mounted(int kid);     /* in the table: not detached */
 /* the handles that tell mounts apart: held(ctx, kid), the descriptor the
  * broker holds on mount kid or -1 (the hold registers it) */
 void mntid_known(int (*held)(const void *ctx, int kid), const void *ctx);

@@ -179,6 +179,20 @@ int mountinfo_mnt_id(struct table *given, int fd)
 	return id;
 }
 
+/* Whether mount kid is in the kernel's table: not one unmounted with
+ * MNT_DETACH that some descriptor still holds.  -1 (the table could not
+ * name a descriptor's mount) is in none. */
+bool kid_mounted(int kid)
+{
+	struct table t;
+	bool in = kid > 0;
+	if (in && table_read(&t) == 0) {
+		in = table_find(&t, kid) != NULL;
+		table_free(&t);
+	}
+	return in;
+}
+
 /* Whether fd, on mount kid, is on its root, where statx() cannot say
  * (before Linux 5.8): the path of a mount's root is its mountpoint, the
  * path of anything else in it longer.  The caller knows kid, which the

@@ -89,8 +89,8 @@ static int mount_two(struct request *r, const struct caller *c, struct loc at,
 	if (!source || !*source)
 		return kind == CALL_BIND ? -EINVAL : -ENOENT;
 	int err = resolve(r, source, RES_FOLLOW, &from);
-	if (err)
-		return err;
+	if (err)               /* a detached source: EINVAL (check_mnt()) */
+		return err == -E_DETACHED ? -EINVAL : err;
 	r->source = &from;
 	plan_begin(&b->g);
 	err = apply_plan(r, kind == CALL_MOVE ? op_move(&b->g, c, from.at, at) :
@@ -100,22 +100,56 @@ static int mount_two(struct request *r, const struct caller *c, struct loc at,
 	return err;
 }
 
+/* A target on a mount unmounted with MNT_DETACH (E_DETACHED): changing
+ * that mount is EINVAL (check_mnt()); a mount on it is ENOENT
+ * (lock_mount()), after the kernel has looked up the source or made the
+ * new filesystem, whose errors come first. */
+static int mount_detached(struct request *r, int kind, const char *source,
+			  const char *type, const char *data, unsigned long ms)
+{
+	struct named from = { .fd = -1 };
+	int err;
+	switch (kind) {
+	case CALL_REMOUNT_BIND:
+	case CALL_REMOUNT:
+	case CALL_CHANGE:
+		return -EINVAL;
+	case CALL_BIND:
+	case CALL_MOVE:
+		if (!source || !*source)
+			return kind == CALL_BIND ? -EINVAL : -ENOENT;
+		err = resolve(r, source, RES_FOLLOW, &from);
+		named_free(&from);
+		return err && err != -E_DETACHED ? err : -ENOENT;
+	default:
+		if (!type)
+			return -EINVAL;
+		if ((err = stage_new(r, source, type, ms, data)))
+			return err;
+		unstage(r);
+		return -ENOENT;
+	}
+}
+
 static int mount_once(struct request *r, const char *source, const char *target,
 		      const char *type, const char *data, unsigned long ms)
 {
 	struct broker *b = r->b;
 	struct caller c;
-	struct named at;
+	struct named at = { .fd = -1 };
 	char *rootbuf = NULL;
-	int kind, err;
+	int kind, err = resolve(r, target, RES_FOLLOW, &at);
+	bool detached = err == -E_DETACHED;
 
-	if ((err = resolve(r, target, RES_FOLLOW, &at)))
+	if (err && !detached)
 		return err;
-	r->target = &at;
+	r->target = detached ? NULL : &at;
 	if ((kind = mount_call(&ms)) < 0) {
 		err = kind;
 	} else if (!r->caller.cap_admin) {
 		err = -EPERM;
+	} else if (detached) {
+		err = mount_detached(r, kind, source, type, data, ms);
 	} else if (!(err = caller_of(r, &c, &rootbuf))) {
 		r->data = data;
 		plan_begin(&b->g);
@@ -183,6 +217,8 @@ static int umount_once(struct request *r, const char *target, int flags)
 	int how = (flags & LS_UMOUNT_NOFOLLOW ? RES_NOFOLLOW : RES_FOLLOW) |
 		  (flags & LS_MNT_EXPIRE ? RES_MOUNTPOINT : 0);
 	int err = resolve(r, target, how, &at);
+	if (err == -E_DETACHED)    /* can_umount(): privilege, check_mnt() */
+		return r->caller.cap_admin ? -EINVAL : -EPERM;
 	if (!err && (err = named_top(b, &at, flags & LS_MNT_EXPIRE)))
 		named_free(&at);
 	if (err)
@@ -232,8 +268,14 @@ int call_pivot_root(struct request *r, const char *new_root,
 		return -EPERM;         /* before the paths are read */
 	if (!new_root || !put_old)
 		return -EFAULT;
-	if ((err = resolve(r, new_root, RES_FOLLOW, &new)) ||
-	    (err = resolve(r, put_old, RES_FOLLOW, &old)) ||
+	/* on detached mounts: put_old's lock_mount() ENOENT comes before
+	 * new_root's check_mnt() EINVAL */
+	int gone = resolve(r, new_root, RES_FOLLOW, &new);
+	if (gone && gone != -E_DETACHED)
+		return gone;
+	if ((err = resolve(r, put_old, RES_FOLLOW, &old)) == -E_DETACHED)
+		err = -ENOENT;
+	if (err || (err = gone ? -EINVAL : 0) ||
 	    (err = named_top(b, &old, false)) ||
 	    (err = caller_of(r, &c, &rootbuf)))
 		goto out;

@@ -12,6 +12,7 @@
 #ifndef LS_HOLD_H
 #define LS_HOLD_H
 
+#include <errno.h>
 #include "broker.h"
 
 /* The executor's hold on one mount of the graph: an O_PATH descriptor on
@@ -58,7 +59,10 @@ char *kernel_path(const struct broker *b, const struct mount *m);
 void expiry_forget(struct handle *h);  /* a sleeper's place let go */
 
 /* named.c: a descriptor's place in the graph; _at: with its fd_path()
- * and fd_stat() read */
+ * and fd_stat() read.  E_DETACHED: the descriptor is on a mount no table
+ * holds (MNT_DETACH), where the kernel's lock_mount() answers ENOENT and
+ * every other check EINVAL (request.c); a code no lookup gives. */
+enum { E_DETACHED = ENOLINK };
 int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
 int fd_loc_at(struct broker *b, int fd, const char *path,
 	      const struct stat *st, struct loc *out, char **dirbuf);

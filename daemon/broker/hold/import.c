@@ -189,9 +189,8 @@ bool table_changed(struct broker *b)
  * follows dentries, the graph keeps names.  Every held mount's root and
  * mountpoint are read again from mountinfo; returns how many changed.
  * Called only when a request met a stale name (EIO), so its cost, linear
- * in the table, is paid only then.  Untested: a cwd in a mount detached
- * behind our back meets EIO after every retry (the kernel's: ENOENT), and
- * a rename alone none (an rbind then misses a mount below it): two gaps. */
+ * in the table, is paid only then.  Untested: a rename alone meets no
+ * stale name (an rbind then misses a mount below it): a gap. */
 int refresh_paths(struct broker *b)
 {
 	struct table t;

@@ -27,11 +27,16 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 	return err;
 }
 
-/* The same, with fd's path (fd_path()) and status already read. */
+/* The same, with fd's path (fd_path()) and status already read.  A
+ * descriptor on a mount that no table holds (unmounted with MNT_DETACH,
+ * through the broker or behind its back) gives -E_DETACHED. */
 int fd_loc_at(struct broker *b, int fd, const char *path,
 	      const struct stat *st, struct loc *out, char **dirbuf)
 {
-	struct mount *m = mount_of_kid(b, fd_mnt_id(fd));
+	int kid = fd_mnt_id(fd);
+	struct mount *m = mount_of_kid(b, kid);
+	if (!m && !kid_mounted(kid))
+		return -E_DETACHED;
 	struct handle *h = m ? handle_awake(b, m) : NULL;  /* expire.c */
 	char *top = h ? fd_path(h->fd) : NULL;
 	int err = -EIO;
