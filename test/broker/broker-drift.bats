@@ -4,6 +4,8 @@
 # is served, with their propagation as a legacy kernel leaves it: a move
 # propagates nothing.  Linux, propagating itself, does the same here: the
 # move of a received mount's original takes nothing from the slaves.
+# A directory renamed above a mount moves it in the kernel's eyes and
+# signals nothing: an rbind reads the names below its source again first.
 # A cwd left on a mount unmounted with MNT_DETACH, through the broker or
 # behind its back, names places no table holds: a mount on them is
 # ENOENT (lock_mount()), any change of them EINVAL (check_mnt()).
@@ -88,4 +90,53 @@ detached_cwd() {
 	detached_cwd "" --uid 65534 umount . 0 mount t2 sub tmpfs 0 \
 		mount - . - shared
 	[[ $output == "umount . = EPERM"$'\n'"mount sub = EPERM"$'\n'"mount . = EPERM"* ]]
+}
+
+# The renames are put back after each side, which shares the sandbox's
+# filesystem with the other; the copies are listed before that.
+@test "directories renamed above mounts, then an rbind: it copies what the kernel has below, as natively" {
+	mkdir -p "$S/d/x/sub" "$S/o/y/sub" "$S/e" "$S/b/z/w/sub" "$S/d/z"
+	host mount -t tmpfs t1 "$S/d/x/sub"
+	host mount -t tmpfs t2 "$S/o/y/sub"
+	host mount --bind "$S/b/z" "$S/d/z"
+	host mount -t tmpfs t3 "$S/d/z/w/sub"
+	same_as_kernel shimmed bash -c "mv '$S/d/x' '$S/x' &&
+		mv '$S/o/y' '$S/d/y' && mv '$S/b/z/w' '$S/b/z/w2' &&
+		mount --rbind '$S/d' '$S/e' && findmnt -rn -o TARGET |
+		grep '^$S/e' | sort; umount -R '$S/e'; mv '$S/x' '$S/d/x' &&
+		mv '$S/d/y' '$S/o/y' && mv '$S/b/z/w2' '$S/b/z/w'"
+	[ "$(sed -n 1,4p <<<"$output")" = "$S/e
+$S/e/y/sub
+$S/e/z
+$S/e/z/w2/sub" ]
+}
+
+@test "in a jail, a directory renamed above a mount, then an rbind copies it" {
+	mkdir -p "$J/d/x/sub" "$J/e"
+	jail mount -t tmpfs t1 /d/x/sub
+	mv "$J/d/x" "$J/d/x2"
+	jail mount --rbind /d /e
+	[ "$(call_result)" = 0 ]
+	[ "$(mountpoints_of t1 | sort)" = "$J/d/x2/sub
+$J/e/x2/sub" ]
+}
+
+# $S/d shared, its directory x bound into the jail as a slave, then
+# renamed: the kernel's receiver is the directory, whatever its name.
+@test "a receiver's root directory renamed: a mount still reaches it, and its umount too" {
+	mkdir -p "$S/d/x" "$J/x"
+	host mount --bind "$S/d" "$S/d"
+	host mount --make-shared "$S/d"
+	host mount --bind "$S/d/x" "$J/x"
+	host mount --make-slave "$J/x"
+	mv "$S/d/x" "$S/d/x2"
+	mkdir "$S/d/x2/sub"
+	host mount -t tmpfs t1 "$S/d/x2/sub"
+	[ "$(call_result)" = 0 ]
+	[ "$(mountpoints_of t1)" = "$S/d/x2/sub
+$J/x/sub" ]
+	mv "$S/d/x2" "$S/d/x3"
+	host umount "$S/d/x3/sub"
+	[ "$(call_result)" = 0 ]
+	[ -z "$(mountpoints_of t1)" ]
 }

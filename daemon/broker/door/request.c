@@ -91,6 +91,12 @@ static int mount_two(struct request *r, const struct caller *c, struct loc at,
 	int err = resolve(r, source, RES_FOLLOW, &from);
 	if (err)               /* a detached source: EINVAL (check_mnt()) */
 		return err == -E_DETACHED ? -EINVAL : err;
+	/* an rbind copies mounts by their names below the source */
+	if (kind == CALL_BIND && (ms & LS_MS_REC) &&
+	    !names_fresh(b, from.at) && refresh_paths(b) > 0) {
+		named_free(&from);
+		return -EIO;   /* names read again: looked up again */
+	}
 	r->source = &from;
 	plan_begin(&b->g);
 	err = apply_plan(r, kind == CALL_MOVE ? op_move(&b->g, c, from.at, at) :
@@ -98,6 +104,14 @@ static int mount_two(struct request *r, const struct caller *c, struct loc at,
 	r->source = NULL;
 	named_free(&from);
 	return err;
+}
+
+/* What is mounted on m or taken off it reaches m's receivers by the names
+ * of their roots: read again when a rename made them stale (EIO: the
+ * request runs again with the new names). */
+static int roots_checked(struct broker *b, struct mount *m)
+{
+	return !m || roots_fresh(b, m) || refresh_paths(b) == 0 ? 0 : -EIO;
 }
 
 /* A target on a mount unmounted with MNT_DETACH (E_DETACHED): changing
@@ -165,11 +179,13 @@ static int mount_once(struct request *r, const char *source, const char *target,
 		case CALL_MOVE:
 			plan_abandon(&b->g);
 			err = named_top(b, &at, false) ?:
+			      roots_checked(b, at.at.m) ?:
 			      mount_two(r, &c, at.at, source, kind, ms);
 			break;
 		default:
 			plan_abandon(&b->g);
 			err = named_top(b, &at, false) ?:
+			      roots_checked(b, at.at.m) ?:
 			      mount_new(r, &c, at.at, source, type, ms, data);
 		}
 		r->data = NULL;
@@ -219,7 +235,8 @@ static int umount_once(struct request *r, const char *target, int flags)
 	int err = resolve(r, target, how, &at);
 	if (err == -E_DETACHED)    /* can_umount(): privilege, check_mnt() */
 		return r->caller.cap_admin ? -EINVAL : -EPERM;
-	if (!err && (err = named_top(b, &at, flags & LS_MNT_EXPIRE)))
+	if (!err && ((err = named_top(b, &at, flags & LS_MNT_EXPIRE)) ||
+		     (err = roots_checked(b, at.at.m->parent))))
 		named_free(&at);
 	if (err)
 		return err;

@@ -68,6 +68,8 @@ int fd_loc_at(struct broker *b, int fd, const char *path,
 	      const struct stat *st, struct loc *out, char **dirbuf);
 void named_free(struct named *n);
 int named_top(struct broker *b, struct named *n, bool expire);
+bool names_fresh(const struct broker *b, struct loc at);
+bool roots_fresh(const struct broker *b, struct mount *m);
 
 /* expire.c: MNT_EXPIRE with the kernel's own mark (issue 29) */
 struct entry;                  /* a mount of the kernel's table */

@@ -188,9 +188,8 @@ bool table_changed(struct broker *b)
 /* Directories renamed since the graph learned their names: the kernel
  * follows dentries, the graph keeps names.  Every held mount's root and
  * mountpoint are read again from mountinfo; returns how many changed.
- * Called only when a request met a stale name (EIO), so its cost, linear
- * in the table, is paid only then.  Untested: a rename alone meets no
- * stale name (an rbind then misses a mount below it): a gap. */
+ * Called only when a request met a stale name (EIO, or names_fresh()
+ * before an rbind), so its cost, linear in the table, is paid only then. */
 int refresh_paths(struct broker *b)
 {
 	struct table t;

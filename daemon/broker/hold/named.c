@@ -3,6 +3,7 @@
  * says of a descriptor (fd.c) to the mounts the broker holds (handle.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,4 +115,85 @@ int named_top(struct broker *b, struct named *n, bool expire)
 	n->buf = buf;
 	n->at = (struct loc){ .m = m, .dir = buf, .file = m->file };
 	return 0;
+}
+
+/* Whether p's children, and those below the ones at or under dir (all,
+ * when dir is NULL), are where the graph names them: each one's handle
+ * at its parent's, top, and its mountpoint's name below p's root. */
+static bool names_under(const struct broker *b, const struct mount *p,
+			const char *top, const char *dir)
+{
+	bool fresh = true;
+	for (struct list *l = p->mounts.next; fresh && l != &p->mounts;
+	     l = l->next) {
+		const struct mount *c = list_entry(l, struct mount, child);
+		const struct handle *h = handle_known(b, c);
+		if (!h || h->fd < 0)
+			continue;  /* asleep (expire.c), or out of reach */
+		char *is = fd_path(h->fd), *want = NULL;
+		const char *rel = c->mp + (strcmp(p->root, "/") ? strlen(p->root) : 0);
+		fresh = is && dir_under(c->mp, p->root) &&
+			asprintf(&want, "%s%s", strcmp(top, "/") == 0 && *rel ?
+				 "" : top, rel) >= 0 && strcmp(want, is) == 0;
+		if (fresh && (!dir || dir_under(c->mp, dir)))
+			fresh = names_under(b, c, is, NULL);
+		free(want);
+		free(is);
+	}
+	return fresh;
+}
+
+/* Whether the graph's names of the mounts below at are the kernel's: a
+ * rename of a directory above a mountpoint changes where the kernel has
+ * the mount and signals nothing (an rbind of at would miss or misplace
+ * it; refresh_paths() reads the names again).  A system call for each
+ * of at.m's children and of the mounts below at. */
+bool names_fresh(const struct broker *b, struct loc at)
+{
+	const struct handle *h = handle_known(b, at.m);
+	char *top = h && h->fd >= 0 ? fd_path(h->fd) : NULL;
+	bool fresh = !top || names_under(b, at.m, top, at.dir);
+	free(top);
+	return fresh;
+}
+
+/* Whether the directory rel below the root of the mount held by dir is
+ * the root of the mount held by fd. */
+static bool root_is(int dir, const char *rel, int fd)
+{
+	struct stat a, b;
+	int at = openat(dir, *rel ? rel : ".", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	bool same = at >= 0 && fd_stat(at, &a) == 0 && fd_stat(fd, &b) == 0 &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (at >= 0)
+		close(at);
+	return same;
+}
+
+/* Whether the roots of the mounts m propagates to are where the graph
+ * names them, as far as m's own root tells: a receiver bound from a
+ * directory below m's root must be that directory of m, and the other
+ * way round.  A rename of such a directory signals nothing, and the
+ * graph would carry a mount to the wrong receivers.  Receivers with m's
+ * root, the usual whole binds, cost nothing; disjoint roots are left
+ * unchecked (refresh_paths() reads them where a name fails). */
+bool roots_fresh(const struct broker *b, struct mount *m)
+{
+	const struct handle *hm = m->group ? handle_known(b, m) : NULL;
+	bool fresh = true;
+	if (!hm || hm->fd < 0)
+		return true;
+	for (struct mount *r = propagation_next(m, m); fresh && r;
+	     r = propagation_next(r, m)) {
+		const struct handle *hr = handle_known(b, r);
+		if (!hr || hr->fd < 0 || strcmp(r->root, m->root) == 0)
+			continue;
+		if (dir_under(r->root, m->root))
+			fresh = root_is(hm->fd, r->root + strlen(m->root) +
+					(strcmp(m->root, "/") != 0), hr->fd);
+		else if (dir_under(m->root, r->root))
+			fresh = root_is(hr->fd, m->root + strlen(r->root) +
+					(strcmp(r->root, "/") != 0), hm->fd);
+	}
+	return fresh;
 }
