@@ -117,42 +117,53 @@ int named_top(struct broker *b, struct named *n, bool expire)
 	return 0;
 }
 
-/* Whether p's children, and those below the ones at or under dir (all,
- * when dir is NULL), are where the graph names them: each one's handle
- * at its parent's, top, and its mountpoint's name below p's root. */
-static bool names_under(const struct broker *b, const struct mount *p,
-			const char *top, const char *dir)
+/* Whether c is where the graph names it: its handle at its parent's,
+ * whose path is top (or read, when NULL), and its mountpoint's name below
+ * the parent's root.  Mounts out of reach or asleep (expire.c) pass. */
+static bool name_fresh(const struct broker *b, const struct mount *c,
+		       const char *top)
 {
-	bool fresh = true;
-	for (struct list *l = p->mounts.next; fresh && l != &p->mounts;
-	     l = l->next) {
-		const struct mount *c = list_entry(l, struct mount, child);
-		const struct handle *h = handle_known(b, c);
-		if (!h || h->fd < 0)
-			continue;  /* asleep (expire.c), or out of reach */
-		char *is = fd_path(h->fd), *want = NULL;
-		const char *rel = c->mp + (strcmp(p->root, "/") ? strlen(p->root) : 0);
-		fresh = is && dir_under(c->mp, p->root) &&
-			asprintf(&want, "%s%s", strcmp(top, "/") == 0 && *rel ?
-				 "" : top, rel) >= 0 && strcmp(want, is) == 0;
-		if (fresh && (!dir || dir_under(c->mp, dir)))
-			fresh = names_under(b, c, is, NULL);
-		free(want);
-		free(is);
-	}
+	const struct mount *p = c->parent;
+	const struct handle *h = handle_known(b, c), *hp = handle_known(b, p);
+	if (!h || h->fd < 0 || (!top && (!hp || hp->fd < 0)))
+		return true;
+	char *own = top ? NULL : fd_path(hp->fd), *is = fd_path(h->fd);
+	char *want = NULL;
+	const char *rel = c->mp + (strcmp(p->root, "/") ? strlen(p->root) : 0);
+	top = top ? top : own;
+	bool fresh = is && top && dir_under(c->mp, p->root) &&
+		     asprintf(&want, "%s%s", strcmp(top, "/") == 0 && *rel ?
+			      "" : top, rel) >= 0 && strcmp(want, is) == 0;
+	free(want);
+	free(is);
+	free(own);
 	return fresh;
 }
 
 /* Whether the graph's names of the mounts below at are the kernel's: a
  * rename of a directory above a mountpoint changes where the kernel has
  * the mount and signals nothing (an rbind of at would miss or misplace
- * it; refresh_paths() reads the names again).  A system call for each
- * of at.m's children and of the mounts below at. */
+ * it; refresh_paths() reads the names again).  A readlink for each of
+ * at.m's children, two for each mount below those in at. */
 bool names_fresh(const struct broker *b, struct loc at)
 {
 	const struct handle *h = handle_known(b, at.m);
 	char *top = h && h->fd >= 0 ? fd_path(h->fd) : NULL;
-	bool fresh = !top || names_under(b, at.m, top, at.dir);
+	bool fresh = true;
+	if (!top)
+		return true;
+	/* every child of at.m (a rename may take one in or out of dir),
+	 * and below those in dir, each against its parent: no recursion,
+	 * however deep a jail nests its mounts */
+	for (struct list *l = at.m->mounts.next; fresh && l != &at.m->mounts;
+	     l = l->next) {
+		struct mount *c = list_entry(l, struct mount, child), *d = c;
+		fresh = name_fresh(b, c, top);
+		if (!dir_under(c->mp, at.dir))
+			continue;
+		while (fresh && (d = next_in_tree(d, c)))
+			fresh = name_fresh(b, d, NULL);
+	}
 	free(top);
 	return fresh;
 }
