@@ -109,6 +109,21 @@ detached_cwd() {
 $S/e/y/sub
 $S/e/z
 $S/e/z/w2/sub" ]
+	grep -q "names read again .*: [1-9][0-9]* mount(s) renamed behind" \
+		"$STATE/sharebrokerd.log"
+}
+
+@test "an rbind of stacked mounts, nothing renamed: no names read again" {
+	mkdir -p "$S/d/x" "$S/e"
+	host mount -t tmpfs t1 "$S/d/x"
+	host mount -t tmpfs t2 "$S/d/x"
+	mkdir "$S/d/x/y"
+	host mount -t tmpfs t3 "$S/d/x/y"
+	host mount --rbind "$S/d" "$S/e"
+	[ "$(call_result)" = 0 ]
+	[ "$(mountpoints_of t3)" = "$S/d/x/y
+$S/e/x/y" ]
+	! grep -q "names read again" "$STATE/sharebrokerd.log"
 }
 
 @test "in a jail, a directory renamed above a mount, then an rbind copies it" {

@@ -212,6 +212,9 @@ int refresh_paths(struct broker *b)
 		free(dir);
 	}
 	table_free(&t);
+	log_msg(changed ? LOG_INFO : LOG_DEBUG, "names read again from the "
+		"kernel's table: %d mount(s) renamed behind the broker's back",
+		changed);
 	if (changed)               /* saved paths too: the next save is whole */
 		b->st.valid = false;
 	return changed;

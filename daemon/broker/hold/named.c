@@ -130,6 +130,8 @@ static bool name_fresh(const struct broker *b, const struct mount *c,
 	char *own = top ? NULL : fd_path(hp->fd), *is = fd_path(h->fd);
 	char *want = NULL;
 	const char *rel = c->mp + (strcmp(p->root, "/") ? strlen(p->root) : 0);
+	if (strcmp(rel, "/") == 0)
+		rel = "";          /* on the parent's root: at its path */
 	top = top ? top : own;
 	bool fresh = is && top && dir_under(c->mp, p->root) &&
 		     asprintf(&want, "%s%s", strcmp(top, "/") == 0 && *rel ?
