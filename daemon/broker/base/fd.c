@@ -49,22 +49,54 @@ bool fd_within(int fd, int root)
 /* fstat(2) from what the kernel has cached: a filesystem whose server
  * never answers (FUSE, NFS) would block a plain fstat for ever, and with
  * it the broker.  Type, owner, mode, device and inode number are all the
- * broker asks, and the cache has them.  As fstat: 0, or -1 and errno.
- * The raw call: on a kernel without statx (before 4.11) glibc's statx()
- * emulates it and refuses AT_STATX_DONT_SYNC with EINVAL, so the ENOSYS
- * that calls for fstat here would never come. */
-int fd_stat(int fd, struct stat *st)
+ * broker asks, and the cache has them; the mount id comes in the same
+ * call from Linux 5.8 on (STATX_MNT_ID in the answer's mask), where *kid
+ * is set, else left alone.  As fstat: 0, or -1 and errno.  The raw call:
+ * on a kernel without statx (before 4.11) glibc's statx() emulates it and
+ * refuses AT_STATX_DONT_SYNC with EINVAL, so the ENOSYS that calls for
+ * fstat here would never come. */
+#ifdef STATX_MNT_ID            /* headers before 5.8's: never asked */
+#define STATX_KID STATX_MNT_ID
+#else
+#define STATX_KID 0U
+#endif
+
+static int stat_cached(int fd, struct stat *st, int *kid)
 {
 	struct statx x;
 	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-		    STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO,
-		    &x) < 0)
+		    STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO |
+		    STATX_KID, &x) < 0)
 		return errno == ENOSYS ? fstat(fd, st) : -1;
 	*st = (struct stat){
 		.st_dev = makedev(x.stx_dev_major, x.stx_dev_minor),
 		.st_ino = x.stx_ino, .st_mode = x.stx_mode,
 		.st_uid = x.stx_uid, .st_gid = x.stx_gid,
 	};
+#if STATX_KID
+	if ((x.stx_mask & STATX_KID) && x.stx_mnt_id <= INT_MAX)
+		*kid = (int)x.stx_mnt_id;
+#endif
+	return 0;
+}
+
+int fd_stat(int fd, struct stat *st)
+{
+	int kid;
+	return stat_cached(fd, st, &kid);
+}
+
+/* fd_stat() and fd_mnt_id() together: one system call where statx()
+ * names the mount (a name_to_handle_at() less per descriptor a request
+ * looks up); before 5.8, fd_mnt_id()'s ways.  0 and *kid (which may be
+ * fd_mnt_id()'s negative answer), or -1 and errno. */
+int fd_stat_kid(int fd, struct stat *st, int *kid)
+{
+	*kid = -1;
+	if (stat_cached(fd, st, kid) < 0)
+		return -1;
+	if (*kid < 0)
+		*kid = fd_mnt_id(fd);
 	return 0;
 }
 

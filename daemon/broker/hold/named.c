@@ -21,8 +21,8 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 {
 	struct stat st;
 	char *path = fd_path(fd);
-	int err = !path || fd_stat(fd, &st) < 0 ? -errno :
-		  fd_loc_at(b, fd, path, &st, out, dirbuf);
+	int kid, err = !path || fd_stat_kid(fd, &st, &kid) < 0 ? -errno :
+		       fd_loc_kid(b, kid, path, &st, out, dirbuf);
 	free(path);
 	return err;
 }
@@ -33,7 +33,13 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 int fd_loc_at(struct broker *b, int fd, const char *path,
 	      const struct stat *st, struct loc *out, char **dirbuf)
 {
-	int kid = fd_mnt_id(fd);
+	return fd_loc_kid(b, fd_mnt_id(fd), path, st, out, dirbuf);
+}
+
+/* The same, with its mount's id read too (fd_stat_kid()). */
+int fd_loc_kid(struct broker *b, int kid, const char *path,
+	       const struct stat *st, struct loc *out, char **dirbuf)
+{
 	struct mount *m = mount_of_kid(b, kid);
 	if (!m && !kid_mounted(kid))
 		return -E_DETACHED;
