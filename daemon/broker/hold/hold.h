@@ -58,6 +58,13 @@ struct fs *fs_of_dev(const struct broker *b, dev_t dev);
 char *kernel_path(const struct broker *b, const struct mount *m);
 void expiry_forget(struct handle *h);  /* a sleeper's place let go */
 
+/* paths.c: a handle's path read once a request, until a step moves it */
+void paths_keep(struct broker *b);     /* a request begins */
+void paths_drop(struct broker *b);     /* and ends */
+void paths_moved(struct broker *b);    /* by the kernel's table */
+void paths_plan(struct broker *b);     /* by the open plan's steps */
+char *handle_path(const struct broker *b, const struct handle *h);
+
 /* named.c: a descriptor's place in the graph; _at: with its fd_path()
  * and fd_stat() read; _kid: and its mount id (fd_stat_kid()).  E_DETACHED: the descriptor is on a mount no table
  * holds (MNT_DETACH), where the kernel's lock_mount() answers ENOENT and

@@ -44,7 +44,7 @@ int fd_loc_kid(struct broker *b, int kid, const char *path,
 	if (!m && !kid_mounted(kid))
 		return -E_DETACHED;
 	struct handle *h = m ? handle_awake(b, m) : NULL;  /* expire.c */
-	char *top = h ? fd_path(h->fd) : NULL;
+	char *top = h ? handle_path(b, h) : NULL;   /* paths.c */
 	int err = -EIO;
 	if (!top) {
 		log_msg(LOG_WARNING, "%s: on a mount the broker does not know",
