@@ -26,7 +26,8 @@ bool path_under(const char *path, const char *top);
 bool fd_within(int fd, int root);
 int fd_stat(int fd, struct stat *st); /* fstat from the cache: never
 					 blocks on a stalled server */
-int fd_stat_kid(int fd, struct stat *st, int *kid); /* and fd_mnt_id() */
+/* and fd_mnt_id(), and whether on its mount's root (-1: cannot say) */
+int fd_stat_kid(int fd, struct stat *st, int *kid, int *root);
 bool fd_at_root(int fd, int kid); /* on mount kid, on its root */
 bool kernel_lacks(const char *what);   /* a legacy simulation's hook */
 enum { FD_SPARE = 64 };        /* descriptors kept for serving requests */

@@ -49,9 +49,10 @@ bool fd_within(int fd, int root)
 /* fstat(2) from what the kernel has cached: a filesystem whose server
  * never answers (FUSE, NFS) would block a plain fstat for ever, and with
  * it the broker.  Type, owner, mode, device and inode number are all the
- * broker asks, and the cache has them; the mount id comes in the same
- * call from Linux 5.8 on (STATX_MNT_ID in the answer's mask), where *kid
- * is set, else left alone.  As fstat: 0, or -1 and errno.  The raw call:
+ * broker asks, and the cache has them; the mount id, and whether fd is
+ * on its mount's root, come in the same call from Linux 5.8 on
+ * (STATX_MNT_ID in the answer's mask, STATX_ATTR_MOUNT_ROOT in its
+ * attributes' mask): *kid and *root are set then, else left alone.  As fstat: 0, or -1 and errno.  The raw call:
  * on a kernel without statx (before 4.11) glibc's statx() emulates it and
  * refuses AT_STATX_DONT_SYNC with EINVAL, so the ENOSYS that calls for
  * fstat here would never come. */
@@ -61,7 +62,7 @@ bool fd_within(int fd, int root)
 #define STATX_KID 0U
 #endif
 
-static int stat_cached(int fd, struct stat *st, int *kid)
+static int stat_cached(int fd, struct stat *st, int *kid, int *root)
 {
 	struct statx x;
 	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
@@ -77,23 +78,29 @@ static int stat_cached(int fd, struct stat *st, int *kid)
 	if ((x.stx_mask & STATX_KID) && x.stx_mnt_id <= INT_MAX)
 		*kid = (int)x.stx_mnt_id;
 #endif
+#ifdef STATX_ATTR_MOUNT_ROOT
+	if (x.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)
+		*root = !!(x.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+#endif
 	return 0;
 }
 
 int fd_stat(int fd, struct stat *st)
 {
-	int kid;
-	return stat_cached(fd, st, &kid);
+	int kid, root;
+	return stat_cached(fd, st, &kid, &root);
 }
 
 /* fd_stat() and fd_mnt_id() together: one system call where statx()
  * names the mount (a name_to_handle_at() less per descriptor a request
  * looks up); before 5.8, fd_mnt_id()'s ways.  0 and *kid (which may be
- * fd_mnt_id()'s negative answer), or -1 and errno. */
-int fd_stat_kid(int fd, struct stat *st, int *kid)
+ * fd_mnt_id()'s negative answer), or -1 and errno.  *root: 1 when fd is
+ * on its mount's root, 0 when not, -1 when statx() cannot say (before
+ * 5.8; fd_at_root() asks mountinfo then, at a cost). */
+int fd_stat_kid(int fd, struct stat *st, int *kid, int *root)
 {
-	*kid = -1;
-	if (stat_cached(fd, st, kid) < 0)
+	*kid = *root = -1;
+	if (stat_cached(fd, st, kid, root) < 0)
 		return -1;
 	if (*kid < 0)
 		*kid = fd_mnt_id(fd);
