@@ -91,20 +91,15 @@ int fd_stat(int fd, struct stat *st)
 	return stat_cached(fd, st, &kid, &root);
 }
 
-/* fd_stat() and fd_mnt_id() together: one system call where statx()
- * names the mount (a name_to_handle_at() less per descriptor a request
- * looks up); before 5.8, fd_mnt_id()'s ways.  0 and *kid (which may be
- * fd_mnt_id()'s negative answer), or -1 and errno.  *root: 1 when fd is
- * on its mount's root, 0 when not, -1 when statx() cannot say (before
- * 5.8; fd_at_root() asks mountinfo then, at a cost). */
+/* fd_stat() and, where statx() names the mount (Linux 5.8), its id:
+ * a name_to_handle_at() less per descriptor a request looks up.  0, or
+ * -1 and errno.  *kid -1 when statx() cannot say: fd_mnt_id() then, only
+ * where it is needed (before 5.8 it may read mountinfo).  *root: 1 when
+ * fd is on its mount's root, 0 when not, -1 when statx() cannot say. */
 int fd_stat_kid(int fd, struct stat *st, int *kid, int *root)
 {
 	*kid = *root = -1;
-	if (stat_cached(fd, st, kid, root) < 0)
-		return -1;
-	if (*kid < 0)
-		*kid = fd_mnt_id(fd);
-	return 0;
+	return stat_cached(fd, st, kid, root);
 }
 
 /* Whether the kernel stands for one without what ("no-fuse",

@@ -163,6 +163,8 @@ int handle_add(struct broker *b, struct mount *m, int fd)
 	int kid, root;
 	if (fd_stat_kid(fd, &st, &kid, &root) < 0)
 		return -errno;
+	if (kid < 0)           /* before 5.8 */
+		kid = fd_mnt_id(fd);
 	return kid < 0 ? kid : handle_set(b, m, fd, kid, &st);
 }
 

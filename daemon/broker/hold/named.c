@@ -22,8 +22,8 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 	struct stat st;
 	char *path = fd_path(fd);
 	int kid, root, err = !path || fd_stat_kid(fd, &st, &kid, &root) < 0 ?
-			     -errno : fd_loc_kid(b, kid, root, path, &st, out,
-						 dirbuf);
+			     -errno : fd_loc_kid(b, kid < 0 ? fd_mnt_id(fd) : kid,
+						 root, path, &st, out, dirbuf);
 	free(path);
 	return err;
 }

@@ -105,7 +105,8 @@ int quick_walk(struct request *r, const char *path, int how,
 	if (fd < 0)
 		return 1;
 	int err = S_ISLNK(st.st_mode) && !(how & RES_NOFOLLOW) ? 1 :
-		  fd_loc_kid(r->b, kid, root, where, &st, &at, &dir);
+		  fd_loc_kid(r->b, kid < 0 ? fd_mnt_id(fd) : kid, root,
+			     where, &st, &at, &dir);
 	free(where);
 	if (err) {
 		close(fd);
