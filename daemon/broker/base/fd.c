@@ -52,10 +52,11 @@ bool fd_within(int fd, int root)
  * broker asks, and the cache has them; the mount id, and whether fd is
  * on its mount's root, come in the same call from Linux 5.8 on
  * (STATX_MNT_ID in the answer's mask, STATX_ATTR_MOUNT_ROOT in its
- * attributes' mask): *kid and *root are set then, else left alone.  As fstat: 0, or -1 and errno.  The raw call:
- * on a kernel without statx (before 4.11) glibc's statx() emulates it and
- * refuses AT_STATX_DONT_SYNC with EINVAL, so the ENOSYS that calls for
- * fstat here would never come. */
+ * attributes' mask): *kid and *root are set then, else left alone.  As
+ * fstat: 0, or -1 and errno.  The raw call: on a kernel without statx
+ * (before 4.11) glibc's statx() emulates it and refuses
+ * AT_STATX_DONT_SYNC with EINVAL, so the ENOSYS that calls for fstat
+ * here would never come. */
 #ifdef STATX_MNT_ID            /* headers before 5.8's: never asked */
 #define STATX_KID STATX_MNT_ID
 #else

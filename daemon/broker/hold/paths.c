@@ -6,10 +6,12 @@
  * those reads only the broker's own plan moves a mount the broker knows
  * of: so within one request (server.c keeps them from its start and drops
  * them at its answer), a path read is kept until a step that moves a
- * mount, or unmounts one, runs (paths_plan()).  Nothing outlives the
- * request: a caller's rename, which the broker is never told of, is seen
- * by the next one.  A rename during the request races the reads either
- * way; the path read first is as true as one read later.
+ * mount, or unmounts one, runs (paths_plan()), until the graph follows
+ * the kernel's table, and until a request meets a stale name and starts
+ * again (paths_moved()).  Nothing outlives the request: a caller's
+ * rename, which the broker is never told of, is seen by the next one.  A
+ * rename during the request races the reads either way; the path read
+ * first is as true as one read later.
  *
  * Kept by the handle's seq and descriptor (a handle dropped and its number
  * reused by another misses); at most NPATHS, then read each time.
@@ -61,8 +63,9 @@ void paths_drop(struct broker *b)
 	paths_reset(b, false);
 }
 
-/* The broker followed the kernel's table (tabserve.c): mounts moved
- * behind its back. */
+/* Mounts may have moved behind the broker's back: it follows the
+ * kernel's table (tabserve.c), or a request starts again after a stale
+ * name (resolve.c: request.c's attempts, refresh_paths()). */
 void paths_moved(struct broker *b)
 {
 	paths_reset(b, b->paths && b->paths->on);
