@@ -138,6 +138,8 @@ struct broker {
 	struct fusetab *tab;   /* the served mount tables, NULL: snapshots */
 	struct intent intent;
 	struct stcache st;
+	struct pathmemo *paths;  /* handles' paths read in this request
+				    (hold/paths.c), or NULL */
 	struct stall_count {   /* slow.c: mounts whose server may hang */
 		uint64_t seq;    /* g.seq, g.nmounts when counted */
 		unsigned mounts, n;

@@ -26,6 +26,9 @@ bool path_under(const char *path, const char *top);
 bool fd_within(int fd, int root);
 int fd_stat(int fd, struct stat *st); /* fstat from the cache: never
 					 blocks on a stalled server */
+/* and, where statx() says them, its mount id and whether it is on that
+ * mount's root (each -1 where it cannot: fd_mnt_id(), fd_at_root()) */
+int fd_stat_kid(int fd, struct stat *st, int *kid, int *root);
 bool fd_at_root(int fd, int kid); /* on mount kid, on its root */
 bool kernel_lacks(const char *what);   /* a legacy simulation's hook */
 enum { FD_SPARE = 64 };        /* descriptors kept for serving requests */

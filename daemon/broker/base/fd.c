@@ -49,23 +49,58 @@ bool fd_within(int fd, int root)
 /* fstat(2) from what the kernel has cached: a filesystem whose server
  * never answers (FUSE, NFS) would block a plain fstat for ever, and with
  * it the broker.  Type, owner, mode, device and inode number are all the
- * broker asks, and the cache has them.  As fstat: 0, or -1 and errno.
- * The raw call: on a kernel without statx (before 4.11) glibc's statx()
- * emulates it and refuses AT_STATX_DONT_SYNC with EINVAL, so the ENOSYS
- * that calls for fstat here would never come. */
-int fd_stat(int fd, struct stat *st)
+ * broker asks, and the cache has them; the mount id, and whether fd is
+ * on its mount's root, come in the same call from Linux 5.8 on
+ * (STATX_MNT_ID in the answer's mask, STATX_ATTR_MOUNT_ROOT in its
+ * attributes' mask): *kid and *root are set then, else left alone.  As
+ * fstat: 0, or -1 and errno.  The raw call: on a kernel without statx
+ * (before 4.11) glibc's statx() emulates it and refuses
+ * AT_STATX_DONT_SYNC with EINVAL, so the ENOSYS that calls for fstat
+ * here would never come. */
+#ifdef STATX_MNT_ID            /* headers before 5.8's: never asked */
+#define STATX_KID STATX_MNT_ID
+#else
+#define STATX_KID 0U
+#endif
+
+static int stat_cached(int fd, struct stat *st, int *kid, int *root)
 {
 	struct statx x;
 	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-		    STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO,
-		    &x) < 0)
+		    STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO |
+		    STATX_KID, &x) < 0)
 		return errno == ENOSYS ? fstat(fd, st) : -1;
 	*st = (struct stat){
 		.st_dev = makedev(x.stx_dev_major, x.stx_dev_minor),
 		.st_ino = x.stx_ino, .st_mode = x.stx_mode,
 		.st_uid = x.stx_uid, .st_gid = x.stx_gid,
 	};
+#if STATX_KID
+	if ((x.stx_mask & STATX_KID) && x.stx_mnt_id <= INT_MAX)
+		*kid = (int)x.stx_mnt_id;
+#endif
+#ifdef STATX_ATTR_MOUNT_ROOT
+	if (x.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)
+		*root = !!(x.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+#endif
 	return 0;
+}
+
+int fd_stat(int fd, struct stat *st)
+{
+	int kid, root;
+	return stat_cached(fd, st, &kid, &root);
+}
+
+/* fd_stat() and, where statx() names the mount (Linux 5.8), its id:
+ * a name_to_handle_at() less per descriptor a request looks up.  0, or
+ * -1 and errno.  *kid -1 when statx() cannot say: fd_mnt_id() then, only
+ * where it is needed (before 5.8 it may read mountinfo).  *root: 1 when
+ * fd is on its mount's root, 0 when not, -1 when statx() cannot say. */
+int fd_stat_kid(int fd, struct stat *st, int *kid, int *root)
+{
+	*kid = *root = -1;
+	return stat_cached(fd, st, kid, root);
 }
 
 /* Whether the kernel stands for one without what ("no-fuse",

@@ -34,6 +34,7 @@
 #include "base/log.h"
 #include "door/door.h"
 #include "door/sock.h"
+#include "hold/hold.h"
 #include "ns/ns.h"
 #include "resolve/resolve.h"
 #include "tab/tab.h"
@@ -118,6 +119,7 @@ static int handle(struct broker *b, int fd, const struct ucred *cred,
 		err = MALFORMED;
 	} else {
 		phase_begin();
+		paths_keep(b);         /* until the answer (paths.c) */
 		fault_caller(cred->pid);
 		err = peer_identify(&r.caller, fd, cred, (pid_t)q.tid, q.fd1,
 				    seen);
@@ -137,6 +139,7 @@ static int handle(struct broker *b, int fd, const struct ucred *cred,
 					strerror(-err) : "it was done");
 		}
 		peer_close(&r.caller);
+		paths_drop(b);
 	}
 	if (a.pass >= 0)
 		close(a.pass);

@@ -129,9 +129,11 @@ static void scan_busy(struct request *r)
 }
 
 /* The directory (an O_PATH descriptor) m is mounted on, opened from its
- * parent's handle, and in *name the mountpoint's last component. */
+ * parent's handle, and in *name the mountpoint's last component.  On the
+ * parent's root, the handle itself (*own false): nothing to open; the
+ * probe closes only the child's handle, never its parent's. */
 static int mountpoint_dir(struct request *r, const struct mount *m,
-			  const char **name)
+			  const char **name, bool *own)
 {
 	const struct mount *p = m->parent;
 	struct handle *ph = p ? handle_of(r->b, p) : NULL;
@@ -141,10 +143,12 @@ static int mountpoint_dir(struct request *r, const struct mount *m,
 	if (strncmp(m->mp, p->root, n) != 0 || m->mp[n] != '/' || !m->mp[n + 1])
 		return -ENOENT;        /* on the parent's root: a stack */
 	const char *rel = m->mp + n + 1, *slash = strrchr(rel, '/');
-	char *dir = slash ? strndup(rel, (size_t)(slash - rel)) : strdup(".");
+	*name = slash ? slash + 1 : rel;
+	if (!(*own = slash != NULL))
+		return ph->fd >= 0 ? ph->fd : -EBADF;   /* asleep: expire.c */
+	char *dir = strndup(rel, (size_t)(slash - rel));
 	if (!dir)
 		return -ENOMEM;
-	*name = slash ? slash + 1 : rel;
 	int fd = openat(ph->fd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	free(dir);
 	return fd < 0 ? -errno : fd;
@@ -168,14 +172,16 @@ static int probe(struct request *r, struct handle *h)
 	struct named *held[2], **end;
 	const char *name;
 	char path[64 + 256];
-	int dir = mountpoint_dir(r, h->m, &name), fd, err;
+	bool own;
+	int dir = mountpoint_dir(r, h->m, &name, &own), fd, err;
 	if (dir < 0)
 		return dir;
 	fd = (size_t)snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dir,
 			      name) >= sizeof path ? -ENAMETOOLONG :
 	     mount_root_open(dir, name, h->kid);
 	if (fd < 0) {
-		close(dir);
+		if (own)
+			close(dir);
 		return fd;
 	}
 	close(fd);             /* its mntput clears a mark: no unmount below */
@@ -204,7 +210,8 @@ static int probe(struct request *r, struct handle *h)
 	}
 	for (struct named **n = held; n < end && h->fd >= 0; n++)
 		(*n)->fd = dup(h->fd);
-	close(dir);
+	if (own)
+		close(dir);
 	return err;
 }
 

@@ -207,7 +207,9 @@ int apply_plan(struct request *r, int err)
 		err = expiry_wake_plan(r);
 	if (!err && b->g.nsteps)
 		recorded = !(err = intent_begin(b));
+	paths_plan(b);             /* what its steps move is read again */
 	if (!err && !(err = exec_plan(r))) {
+		paths_plan(b);     /* and what was read while they ran */
 		phase(PHASE_PERSIST);
 		err = persist(r);
 	}

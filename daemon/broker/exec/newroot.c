@@ -211,6 +211,8 @@ int newroot_layout(struct request *r, struct newreq *q)
 	snprintf(at, sizeof at, "%s/.t", b->newroot);
 	if ((q->tdir = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
+	if (!q->nobj && !q->nref)
+		return 0;      /* a tmpfs's: nothing to lay out in NEWROOT */
 	int root = open(b->newroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	int err = root < 0 ? -errno : bind_objects(r, q);
 	for (size_t i = 0; !err && i < q->nref; i++)

@@ -156,9 +156,16 @@ int handle_take(struct broker *b, struct mount *m, int fd, int kid)
 	return handle_set(b, m, fd, kid, &st);
 }
 
+/* The same, its mount read in the call that reads its status. */
 int handle_add(struct broker *b, struct mount *m, int fd)
 {
-	return handle_take(b, m, fd, fd_mnt_id(fd));
+	struct stat st;
+	int kid, root;
+	if (fd_stat_kid(fd, &st, &kid, &root) < 0)
+		return -errno;
+	if (kid < 0)           /* before 5.8 */
+		kid = fd_mnt_id(fd);
+	return kid < 0 ? kid : handle_set(b, m, fd, kid, &st);
 }
 
 /* The graph renumbered its mounts in the kernel's table order

@@ -58,14 +58,25 @@ struct fs *fs_of_dev(const struct broker *b, dev_t dev);
 char *kernel_path(const struct broker *b, const struct mount *m);
 void expiry_forget(struct handle *h);  /* a sleeper's place let go */
 
+/* paths.c: a handle's path read once a request, until a step moves it */
+void paths_keep(struct broker *b);     /* a request begins */
+void paths_drop(struct broker *b);     /* and ends */
+void paths_moved(struct broker *b);    /* by the kernel's table */
+void paths_plan(struct broker *b);     /* by the open plan's steps */
+char *handle_path(const struct broker *b, const struct handle *h);
+
 /* named.c: a descriptor's place in the graph; _at: with its fd_path()
- * and fd_stat() read.  E_DETACHED: the descriptor is on a mount no table
- * holds (MNT_DETACH), where the kernel's lock_mount() answers ENOENT and
- * every other check EINVAL (request.c); a code no lookup gives. */
+ * and fd_stat() read; _kid: and its mount id and whether it is on that
+ * mount's root, -1 unknown (fd_stat_kid()).  E_DETACHED: the descriptor
+ * is on a mount no table holds (MNT_DETACH), where the kernel's
+ * lock_mount() answers ENOENT and every other check EINVAL (request.c); a
+ * code no lookup gives. */
 enum { E_DETACHED = ENOLINK };
 int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf);
 int fd_loc_at(struct broker *b, int fd, const char *path,
 	      const struct stat *st, struct loc *out, char **dirbuf);
+int fd_loc_kid(struct broker *b, int kid, int root, const char *path,
+	       const struct stat *st, struct loc *out, char **dirbuf);
 void named_free(struct named *n);
 int named_top(struct broker *b, struct named *n, bool expire);
 bool names_fresh(const struct broker *b, struct loc at);

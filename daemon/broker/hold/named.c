@@ -22,8 +22,9 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 {
 	struct stat st;
 	char *path = fd_path(fd);
-	int err = !path || fd_stat(fd, &st) < 0 ? -errno :
-		  fd_loc_at(b, fd, path, &st, out, dirbuf);
+	int kid, root, err = !path || fd_stat_kid(fd, &st, &kid, &root) < 0 ?
+			     -errno : fd_loc_kid(b, kid < 0 ? fd_mnt_id(fd) : kid,
+						 root, path, &st, out, dirbuf);
 	free(path);
 	return err;
 }
@@ -34,12 +35,22 @@ int fd_loc(struct broker *b, int fd, struct loc *out, char **dirbuf)
 int fd_loc_at(struct broker *b, int fd, const char *path,
 	      const struct stat *st, struct loc *out, char **dirbuf)
 {
-	int kid = fd_mnt_id(fd);
+	return fd_loc_kid(b, fd_mnt_id(fd), -1, path, st, out, dirbuf);
+}
+
+/* The same, with its mount's id read too, and whether it is on that
+ * mount's root (root 1; 0 or -1: not, or not known): then the handle,
+ * on the same root of the same mount, has the same path, not read again
+ * (an unmount's target is one). */
+int fd_loc_kid(struct broker *b, int kid, int root, const char *path,
+	       const struct stat *st, struct loc *out, char **dirbuf)
+{
 	struct mount *m = mount_of_kid(b, kid);
 	if (!m && !kid_mounted(kid))
 		return -E_DETACHED;
 	struct handle *h = m ? handle_awake(b, m) : NULL;  /* expire.c */
-	char *top = h ? fd_path(h->fd) : NULL;
+	char *top = !h ? NULL : root == 1 ? strdup(path) :
+		    handle_path(b, h);   /* paths.c */
 	int err = -EIO;
 	if (!top) {
 		log_msg(LOG_WARNING, "%s: on a mount the broker does not know",

@@ -58,10 +58,12 @@ int kid_of(const struct broker *b, const struct mount *m)
 }
 
 /* Where the kernel has the mount held by h now (or reached by its
- * place, asleep: expire.c). */
-static bool where(const struct handle *h, char *buf, size_t size)
+ * place, asleep: expire.c); as read already in this request, if it was
+ * (paths.c). */
+static bool where(const struct broker *b, const struct handle *h, char *buf,
+		  size_t size)
 {
-	char *path = h->fd >= 0 ? fd_path(h->fd) : sleeper_path(h);
+	char *path = h->fd >= 0 ? handle_path(b, h) : sleeper_path(h);
 	bool ok = path && strlen(path) < size;
 	if (ok)
 		strcpy(buf, path);
@@ -102,7 +104,7 @@ bool put_mount(const struct broker *b, FILE *f, const struct mount *m,
 	/* a namespace copy's mounts, too, where the kernel will have them */
 	char path[4096], *p = graph ? kernel_path(b, m) : NULL;
 	bool ok = graph ? p && strlen(p) < sizeof path :
-		  where(h, path, sizeof path);
+		  where(b, h, path, sizeof path);
 	if (ok) {
 		fprintf(f, "+ 0 %d %u:%u %u %d %d ", h->kid, major(h->dev),
 			minor(h->dev), m->group, kid_of(b, m->master),
@@ -231,7 +233,7 @@ static struct mount *still_there(struct broker *b, struct saved *s)
 	unescape(s->root);
 	unescape(s->path);
 	if (!h || major(h->dev) != s->maj || minor(h->dev) != s->min ||
-	    strcmp(m->root, s->root) != 0 || !where(h, now, sizeof now) ||
+	    strcmp(m->root, s->root) != 0 || !where(b, h, now, sizeof now) ||
 	    strcmp(now, s->path) != 0)
 		return NULL;
 	return m;

@@ -45,18 +45,29 @@ static bool cap(unsigned long long caps, int bit)
 
 /* Whether the process of /proc directory proc is in the broker's user
  * namespace (kernels without user namespaces have one).  The broker's own
- * is read once: it never moves. */
+ * is read once: it never moves.  By the link's text, "user:[INODE]" (one
+ * nsfs for all namespaces: the inode names one), which the kernel makes
+ * without the dentry a stat of the namespace costs (ns_get_name(), not
+ * ns_get_path(): about 3.5 us against 9 here); the same ptrace check
+ * guards both. */
 static bool same_userns(int proc)
 {
-	static struct stat mine;
+	static char mine[64];
 	static int known = -1;  /* 1: mine read; 0: no namespaces to read */
-	struct stat theirs;
-	if (known < 0)
-		known = stat("/proc/self/ns/user", &mine) == 0;
+	char theirs[64];
+	ssize_t n;
+	if (known < 0) {
+		n = readlink("/proc/self/ns/user", mine, sizeof mine - 1);
+		known = n > 0;
+		mine[n > 0 ? n : 0] = '\0';
+	}
 	if (!known)
 		return true;
-	return fstatat(proc, "ns/user", &theirs, 0) == 0 &&
-	       mine.st_ino == theirs.st_ino && mine.st_dev == theirs.st_dev;
+	n = readlinkat(proc, "ns/user", theirs, sizeof theirs - 1);
+	if (n <= 0)
+		return false;
+	theirs[n] = '\0';
+	return strcmp(theirs, mine) == 0;
 }
 
 /* /proc/<pid>/status whole, in one read where it fits (it always does but

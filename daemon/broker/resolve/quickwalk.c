@@ -64,14 +64,14 @@ static char *plain(const char *start, const char *path, const char **rel)
 /* The lookup, and whether it ended where plain names lead: the result's
  * descriptor, or -1. */
 static int lookup(int start, const char *from, const char *path,
-		  struct stat *st, char **where)
+		  struct stat *st, int *kid, int *root, char **where)
 {
 	char *want = NULL, *got = NULL;
 	const char *rel;
 	int fd = -1;
 	if ((want = plain(from, path, &rel)) &&
 	    (fd = openat(start, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC)) >= 0 &&
-	    (fd_stat(fd, st) < 0 || !(got = fd_path(fd)) ||
+	    (fd_stat_kid(fd, st, kid, root) < 0 || !(got = fd_path(fd)) ||
 	     strcmp(got, want) != 0)) {
 		close(fd);
 		fd = -1;
@@ -91,6 +91,7 @@ int quick_walk(struct request *r, const char *path, int how,
 	struct peer *p = &r->caller;
 	struct stat st;
 	char *where, *dir, *cwd = NULL;
+	int kid, root;
 	struct loc at;
 	if (!p->cap_search || !p->cap_admin || stall_anywhere(r->b) ||
 	    ((how & RES_MOUNTPOINT) && r->b->nasleep))
@@ -99,12 +100,13 @@ int quick_walk(struct request *r, const char *path, int how,
 	int start = abs ? p->root : peer_cwd(p);
 	const char *from = abs ? peer_root(p) :
 			   start < 0 ? NULL : (cwd = fd_path(start));
-	int fd = from ? lookup(start, from, path, &st, &where) : -1;
+	int fd = from ? lookup(start, from, path, &st, &kid, &root, &where) : -1;
 	free(cwd);
 	if (fd < 0)
 		return 1;
 	int err = S_ISLNK(st.st_mode) && !(how & RES_NOFOLLOW) ? 1 :
-		  fd_loc_at(r->b, fd, where, &st, &at, &dir);
+		  fd_loc_kid(r->b, kid < 0 ? fd_mnt_id(fd) : kid, root,
+			     where, &st, &at, &dir);
 	free(where);
 	if (err) {
 		close(fd);

@@ -382,6 +382,10 @@ int resolve(struct request *r, const char *path, int how, struct named *out)
 	phase(PHASE_RESOLVE);
 	out->fd = -1;
 	out->buf = NULL;
+	if (!r->target && !r->source)
+		paths_moved(r->b); /* an attempt's first name: after a stale
+				      one (request.c), mounts' paths too are
+				      read again (paths.c) */
 	int err = quick_walk(r, path, how, out);
 	if (err > 0)
 		err = walk(r, path, how, out);

@@ -170,6 +170,7 @@ void fusetab_changed(struct broker *b)
  * of them. */
 void follow_drift(struct broker *b)
 {
+	paths_moved(b);
 	if (sync_table(b) > 0) {
 		log_msg(LOG_WARNING, "mounts changed behind the broker's back: "
 			   "the graph follows the kernel");
