@@ -30,13 +30,14 @@ static int caller_of(struct request *r, struct caller *c, char **buf)
 	const char *path = peer_root(&r->caller);
 	struct stat st;
 	c->privileged = r->caller.cap_admin;
-	int err;
+	int err, kid, root;
 	/* a root with no path (none kept, or fd_path() failed) is an
 	 * error even if nothing set errno: c->root stays unset then */
-	if (!path || fd_stat(r->caller.root, &st) < 0)
+	if (!path || fd_stat_kid(r->caller.root, &st, &kid, &root) < 0)
 		err = errno ? -errno : -EIO;
 	else
-		err = fd_loc_at(b, r->caller.root, path, &st, &c->root, buf);
+		err = fd_loc_kid(b, kid < 0 ? fd_mnt_id(r->caller.root) : kid,
+				 root, path, &st, &c->root, buf);
 	/* -fanalyzer's uninitialised c->root: fd_loc_at() (fd.c) sets
 	 * it whenever it returns 0 */
 	c->ns = err ? b->ns : c->root.m->ns;   /* its root's (ns.c) */
@@ -59,14 +60,15 @@ static int mount_new(struct request *r, const struct caller *c, struct loc at,
 	int err = stage_new(r, source, type, ms, data);
 	if (err)
 		return err;
-	if (fd_stat(r->staged, &st) < 0) {
+	int kid, root;
+	if (fd_stat_kid(r->staged, &st, &kid, &root) < 0) {
 		err = -errno;
 		unstage(r);
 		return err;
 	}
 	struct fs *fs = fs_of_dev(b, st.st_dev);
 	if (!fs && (fs = fs_new(&b->g, type, "")))
-		fs_learn_kid(fs, fd_mnt_id(r->staged));
+		fs_learn_kid(fs, kid < 0 ? fd_mnt_id(r->staged) : kid);
 	if (!fs) {
 		unstage(r);
 		return -ENOMEM;
