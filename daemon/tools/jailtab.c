@@ -54,23 +54,6 @@ static int refuse(struct jt_tab *t, FILE *err, const char *file,
 	return -EINVAL;
 }
 
-/* fstab(5)'s escapes, in place: \NNN in octal, as libmount unmangles;
- * a backslash before anything else stays as it is. */
-void jt_unescape(char *s)
-{
-	char *o = s;
-	for (; *s; s++)
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-				      (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	*o = '\0';
-}
-
 static bool digits(const char *s)
 {
 	return *s && strspn(s, "0123456789") == strlen(s);
@@ -218,7 +201,7 @@ static int parse_line(struct jt_tab *t, FILE *err, const char *path,
 	int n = 0;
 	for (char *s = strtok_r(line, " \t\r\n", &save); s && n < 7;
 	     s = strtok_r(NULL, " \t\r\n", &save))
-		jt_unescape(w[n++] = s);
+		mtab_unescape(w[n++] = s);
 	if (n == 0 || w[0][0] == '#')
 		return 0;
 	/* a refused line is counted and reading goes on */

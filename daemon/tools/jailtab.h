@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "mtab.h"
 
 /* What a line asks for. */
 enum jt_kind {
@@ -56,29 +57,6 @@ int jt_read_dir(struct jt_tab *t, const char *dir, FILE *err);
 void jt_finish(struct jt_tab *t, FILE *err);
 void jt_free(struct jt_tab *t);
 const char *jt_prop_name(unsigned long prop);
-void jt_unescape(char *s);
-
-/* mtab.c: a mountinfo text (the broker's view, or the engine's) */
-struct mline {
-	unsigned id, parent;
-	char *dev, *root, *mp, *opts, *type, *source;
-	unsigned group, master;   /* shared:N, master:N; 0 when absent */
-	bool unbindable;
-};
-
-struct mtab {
-	struct mline *v;
-	size_t n, cap;
-	char *text;            /* owns every string of v */
-};
-
-int mtab_parse(struct mtab *t, char *text);
-void mtab_free(struct mtab *t);
-const struct mline *mtab_at(const struct mtab *t, const char *path);
-const struct mline *mtab_holder(const struct mtab *t, const char *path,
-				char **rootpath);
-bool mtab_under(const char *path, const char *top);
-bool mtab_ro(const struct mline *m);
 
 /* apply.c: one way to reach mounts, the broker's or the engine's */
 struct mcall {

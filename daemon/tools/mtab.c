@@ -3,10 +3,28 @@
  * propagation fields the kernel's own table lacks), or the engine's in a
  * dry run.  Paths are host paths, unescaped. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "jailtab.h"
+#include "mtab.h"
 #include "vec.h"
+
+/* fstab(5)'s escapes, in place: \NNN in octal, as libmount unmangles;
+ * a backslash before anything else stays as it is. */
+void mtab_unescape(char *s)
+{
+	char *o = s;
+	for (; *s; s++)
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+				      (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	*o = '\0';
+}
 
 /* The optional fields of one line: shared:N, master:N, unbindable. */
 static void optional(struct mline *m, const char *w)
@@ -39,9 +57,9 @@ static int parse_line(struct mline *m, char *line)
 	for (int i = 6; i < dash; i++)
 		optional(m, w[i]);
 	/* mountinfo's escapes are fstab's (\040 for a blank) */
-	jt_unescape(m->root);
-	jt_unescape(m->mp);
-	jt_unescape(m->source);
+	mtab_unescape(m->root);
+	mtab_unescape(m->mp);
+	mtab_unescape(m->source);
 	return 0;
 }
 

@@ -158,20 +158,6 @@ int fd_room(void)
 	return room = (int)r.rlim_cur > FD_SPARE ? (int)r.rlim_cur - FD_SPARE : 0;
 }
 
-/* Whether fd, on mount kid, is on its root: what a handle must be (a
- * directory inside a mount is another place of it, with the same mount
- * id).  statx() says it from Linux 5.8; before, mountinfo (mntid.c). */
-bool fd_at_root(int fd, int kid)
-{
-#ifdef STATX_ATTR_MOUNT_ROOT
-	struct statx sx;
-	if (statx(fd, "", AT_EMPTY_PATH, 0, &sx) == 0 &&
-	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
-		return sx.stx_attributes & STATX_ATTR_MOUNT_ROOT;
-#endif
-	return mountinfo_at_root(fd, kid);
-}
-
 /* A number the kernel shows under /proc/sys (fs.mount-max, fs.nr_open),
  * or 0. */
 unsigned long sysctl_value(const char *path)

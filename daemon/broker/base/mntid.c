@@ -211,6 +211,18 @@ bool mountinfo_at_root(int fd, int kid)
 	return root;
 }
 
+/* Whether fd, on mount kid, is on its root: what a handle must be (a
+ * directory inside a mount is another place of it, with the same mount
+ * id).  statx() says it from Linux 5.8; before, mountinfo. */
+bool fd_at_root(int fd, int kid)
+{
+	struct stat st;
+	int k, root;
+	if (fd_stat_kid(fd, &st, &k, &root) == 0 && root >= 0)
+		return root;
+	return mountinfo_at_root(fd, kid);
+}
+
 /* The mnt_id line of an fdinfo file, -ENODATA without one (before Linux
  * 3.15), or -errno. */
 static int fdinfo_line(const char *fdinfo)
