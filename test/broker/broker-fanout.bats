@@ -72,3 +72,30 @@ count_at() {
 	host umount "$S/a/ft"
 	[ "$(count_at ft)" -eq 0 ]
 }
+
+# A fan-out's copies are bound in batches (execplan.c): the record says
+# "P" for every copy of the batch before the first is made, "D" for all
+# once the last is.  A broker killed between two copies of the batch, right
+# after the kernel bound one, or after the last, restarts into the mount
+# not made: every copy the batch made is found and taken away, and none
+# is left that the record did not name.
+@test "a fan-out killed in the middle of its batch of copies restarts with none of them" {
+	local k
+	broker_stop
+	LIBSHARE_FAULT=file:$STATE/fault broker_start
+	for k in step:2 step:13 copy:1 copy:13 step:25; do
+		echo "$k" >"$STATE/fault"
+		run host mount --bind "$S/src" "$S/a/t"
+		! broker_alive
+		grep -q 'fault injection: killed' "$STATE/sharebrokerd.log"
+		LIBSHARE_FAULT=file:$STATE/fault broker_start 2>"$S/start"
+		grep -q "recovery: a plan of $((N + 1)) steps was cut short .*undone" \
+			"$S/start"
+		[ "$(count_at t)" -eq 0 ] || { echo "$k: $(count_at t) left"; false; }
+		: >"$STATE/sharebrokerd.log"
+	done
+	host mount --bind "$S/src" "$S/a/t"
+	[ "$(count_at t)" -eq $((N + 1)) ]
+	host umount "$S/a/t"
+	[ "$(count_at t)" -eq 0 ]
+}

@@ -117,6 +117,76 @@ static int exec_umounts(struct request *r, size_t *i, size_t n)
 	return err;
 }
 
+enum { BATCH = 64 };           /* copies whose progress goes in one write */
+
+/* Whether step j may join the batch c[0, n): a copy made on its place,
+ * under a parent none of c's has (a second copy on one place would go on
+ * the first, not on the mount the record names as on top of it; one
+ * under the other's copy has no handle to be prepared from). */
+static bool joins(const struct broker *b, size_t j, const struct copy *c,
+		  size_t n)
+{
+	const struct step *s = &b->g.steps[j];
+	if (j >= b->g.nsteps || s->kind != STEP_BIND || !s->parent)
+		return false;
+	for (size_t k = 0; k < n; k++)
+		if (c[k].s->parent == s->parent)
+			return false;
+	return true;
+}
+
+/* c[0, n) bound in turn, their "P" written before the first in one
+ * write and the "D" of those made after the last in another (a fan-out
+ * spent two writes a copy on them).  Between two copies a kill point as
+ * after a step: the record then says "P" for the batch, and recovery
+ * looks for each copy (recover.c).  How many were made: *made. */
+static int make_batch(struct request *r, struct copy *c, size_t n,
+		      size_t *made)
+{
+	struct broker *b = r->b;
+	int err = 0;
+	for (size_t k = 0; k < n; k++)
+		intent_mark(b, c[k].s, 'P', c[k].top, c[k].sh->dev);
+	intent_flush(b);
+	for (*made = 0; *made < n && !(err = copy_make(r, &c[*made])); )
+		if (++*made < n)
+			fault_step();
+	for (size_t k = 0; k < *made; k++) {
+		const struct handle *h = handle_of(b, c[k].m);
+		intent_mark(b, c[k].s, 'D', h->kid, h->dev);
+	}
+	intent_flush(b);
+	if (!err)
+		fault_step();
+	return err;
+}
+
+/* Steps from *i on that are copies made on their places, up to BATCH,
+ * made as one batch (make_batch()); *i moved past those made, or to the
+ * first that failed.  -EAGAIN: step *i is not one, nothing done. */
+static int exec_copies(struct request *r, size_t *i)
+{
+	struct broker *b = r->b;
+	struct copy *c;
+	size_t n = 0, made = 0;
+	int err;
+	if (!joins(b, *i, NULL, 0) || !joins(b, *i + 1, NULL, 0) ||
+	    b->g.steps[*i].parent == b->g.steps[*i + 1].parent ||
+	    !(c = malloc(BATCH * sizeof *c)))
+		return -EAGAIN;    /* one copy alone goes the common way */
+	while (n < BATCH && joins(b, *i + n, c, n) &&
+	       copy_prepare(r, &b->g.steps[*i + n], &c[n]) == 0)
+		n++;
+	err = n ? make_batch(r, c, n, &made) : -EAGAIN;
+	if (err && err != -EAGAIN)
+		failed(c[made].s, *i + made, err);
+	for (size_t k = 0; k < n; k++)
+		copy_release(&c[k]);
+	free(c);
+	*i += made;
+	return err;
+}
+
 /* Applies the open plan; on failure nothing of it stays (as far as the
  * kernel lets, see roll_back()) and the kernel's errno is returned.  What
  * exec_undo() needs stays in r until exec_forget(). */
@@ -128,8 +198,10 @@ int exec_plan(struct request *r)
 	int err = was ? 0 : -ENOMEM;
 	size_t i = 0, n;
 	while (!err && i < g->nsteps)
-		err = (n = umount_run(b, i)) > 1 ? exec_umounts(r, &i, n) :
-		      exec_one(r, &i, was);
+		if ((n = umount_run(b, i)) > 1)
+			err = exec_umounts(r, &i, n);
+		else if ((err = exec_copies(r, &i)) == -EAGAIN)
+			err = exec_one(r, &i, was);
 	if (err && was)            /* step i failed: undo [0, i) */
 		roll_back(b, i, was);
 	r->was = was;
