@@ -91,7 +91,8 @@ static size_t umount_run(const struct broker *b, size_t i)
 }
 
 /* Steps [*i, *i + n), such umounts, at once (umounts.c), then their
- * progress in order; *i moved past them, or to the first that failed.
+ * progress in one write, a kill point for each; *i moved past them, or
+ * to the first that failed.
  * The record may then say less than the kernel did: recovery finishes
  * a plan any of whose umounts happened (recover.c). */
 static int exec_umounts(struct request *r, size_t *i, size_t n)
@@ -103,15 +104,17 @@ static int exec_umounts(struct request *r, size_t *i, size_t n)
 		fds[k] = handle_of(b, mount_by_id(&b->g, b->g.steps[*i + k].mnt))->fd;
 	if (!err)
 		umount_all(fds, errs, n);
-	for (size_t k = 0; !err && k < n; k++, (*i)++) {
-		const struct step *s = &b->g.steps[*i];
-		if ((err = errs[k])) {
-			failed(s, *i, err);
-			break;
-		}
-		intent_step(b, s, 'D', handle_of(b, mount_by_id(&b->g, s->mnt)));
-		fault_step();
+	size_t done = 0;
+	for (; !err && done < n && !(err = errs[done]); done++) {
+		const struct step *s = &b->g.steps[*i + done];
+		const struct handle *h = handle_of(b, mount_by_id(&b->g, s->mnt));
+		intent_mark(b, s, 'D', h->kid, h->dev);
 	}
+	intent_flush(b);           /* their "D" in one write, not one each */
+	if (err && errs)
+		failed(&b->g.steps[*i + done], *i + done, err);
+	for (size_t k = 0; k < done; k++, (*i)++)
+		fault_step();
 	free(fds);
 	free(errs);
 	return err;
