@@ -106,15 +106,21 @@ static int open_place(int dir, const char *name, bool file)
 static int copy_stat(int fd, struct stat *st)
 {
 #if defined(STATX_MNT_ID) && defined(__GLIBC__)
+	static bool lacks;         /* no statx(), or no id in it: asked once */
 	struct statx x;
-	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-		    STATX_TYPE | STATX_MODE | STATX_MNT_ID, &x) == 0 &&
-	    (x.stx_mask & STATX_MNT_ID)) {
-		*st = (struct stat){
-			.st_dev = makedev(x.stx_dev_major, x.stx_dev_minor),
-			.st_mode = x.stx_mode,
-		};
-		return x.stx_mnt_id <= INT_MAX ? (int)x.stx_mnt_id : -1;
+	if (!lacks) {
+		long n = syscall(SYS_statx, fd, "", AT_EMPTY_PATH |
+				 AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MODE |
+				 STATX_MNT_ID, &x);
+		if (n == 0 && (x.stx_mask & STATX_MNT_ID)) {
+			*st = (struct stat){
+				.st_dev = makedev(x.stx_dev_major,
+						  x.stx_dev_minor),
+				.st_mode = x.stx_mode,
+			};
+			return x.stx_mnt_id <= INT_MAX ? (int)x.stx_mnt_id : -1;
+		}
+		lacks = n == 0 || errno == ENOSYS || errno == EPERM;
 	}
 #endif
 	int kid = fd_mnt_id(fd);
