@@ -38,6 +38,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +60,33 @@ int kid_of(const struct broker *b, const struct mount *m)
 
 /* Where the kernel has the mount held by h now (or reached by its
  * place, asleep: expire.c). */
+static int fds = -1;           /* /proc/self/fd, this process's */
+
+/* A fork's child (the broker detaches after its first save) must not
+ * read its parent's descriptors: it opens its own. */
+static void forget_fds(void)
+{
+	if (fds >= 0)
+		close(fds);
+	fds = -1;
+}
+
 static bool where(const struct handle *h, char *buf, size_t size)
 {
+	static bool watched;
+	char name[16];
+	if (h->fd >= 0 && fds < 0 && (watched || (watched =
+	    pthread_atfork(NULL, NULL, forget_fds) == 0)))
+		fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (h->fd >= 0 && fds >= 0) {
+		/* one name looked up, not fd_path()'s four: a save of a
+		 * fan-out reads the place of each of its copies */
+		snprintf(name, sizeof name, "%d", h->fd);
+		ssize_t n = readlinkat(fds, name, buf, size - 1);
+		if (n >= 0 && (size_t)n < size - 1)
+			buf[n] = '\0';
+		return n >= 0 && (size_t)n < size - 1;
+	}
 	char *path = h->fd >= 0 ? fd_path(h->fd) : sleeper_path(h);
 	bool ok = path && strlen(path) < size;
 	if (ok)
