@@ -129,8 +129,10 @@ enum { BATCH = 64 };           /* copies whose progress goes in one write */
 static bool joins(const struct broker *b, size_t j, const struct copy *c,
 		  size_t n)
 {
+	if (j >= b->g.nsteps)
+		return false;
 	const struct step *s = &b->g.steps[j];
-	if (j >= b->g.nsteps || s->kind != STEP_BIND || !s->parent)
+	if (s->kind != STEP_BIND || !s->parent)
 		return false;
 	for (size_t k = 0; k < n; k++)
 		if (c[k].s->parent == s->parent)
