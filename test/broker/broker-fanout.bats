@@ -99,3 +99,29 @@ count_at() {
 	host umount "$S/a/t"
 	[ "$(count_at t)" -eq 0 ]
 }
+
+# More copies than one batch holds (64, execplan.c): the first batch's
+# record says "D" when the broker dies in the second, whose copies say
+# "P".  Recovery takes away both: the one done and the one in flight.
+@test "a fan-out of 70 killed in its second batch restarts with none of its copies" {
+	local i k
+	for ((i = N; i < 70; i++)); do
+		mkdir -p "$S/r$i"
+		host mount --bind "$S/a" "$S/r$i"
+		host mount --make-slave "$S/r$i"
+	done
+	broker_stop
+	LIBSHARE_FAULT=file:$STATE/fault broker_start
+	for k in step:68 copy:70; do
+		echo "$k" >"$STATE/fault"
+		run host mount --bind "$S/src" "$S/a/t"
+		! broker_alive
+		LIBSHARE_FAULT=file:$STATE/fault broker_start 2>"$S/start"
+		grep -q "recovery: a plan of 71 steps was cut short .*undone" \
+			"$S/start"
+		[ "$(count_at t)" -eq 0 ] || { echo "$k: $(count_at t) left"; false; }
+	done
+	host mount --bind "$S/src" "$S/a/t"
+	[ "$(count_at t)" -eq 71 ]
+	[ "$(cat "$S/r69/t/f")" = hello ]
+}
