@@ -15,7 +15,12 @@
  * (intent_pending()); the record's "to" is the place's path.  A broker
  * killed after the bind but before "D" leaves a copy recover.c finds as
  * the one mount of that superblock at that path whose parent is that
- * top: the top had nothing on it when the bind began.
+ * top: the top had nothing on it when the bind began.  A fan-out's
+ * copies go in batches (execplan.c): each prepared (copy_prepare(): its
+ * place opened, the top known), the "P" of all written in one write, then
+ * each bound (copy_make()); recovery looks for every copy of a batch
+ * whose record says "P".  Two copies of a batch never share a parent, so
+ * none goes on another's place and each top stays true.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +30,8 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "broker.h"
 #include "base/base.h"
@@ -92,66 +99,115 @@ static int open_place(int dir, const char *name, bool file)
 	return fd < 0 ? -errno : fd;
 }
 
-/* The copy just bound on place `at` (dir's entry name), taken as m's
- * handle.  What the name opens must be a mount the graph does not know,
- * of the source's superblock: else the jail renamed another directory
- * into the place before the bind, which then went onto the old one,
- * wherever it is now; that copy is detached (umount2 takes the top of
- * the place's stack, LOOKUP_MOUNTPOINT) and the request meets a stale
- * name (EIO, request.c runs it again). */
-static int take_copy(struct broker *b, struct mount *m, int dir,
-		     const char *name, int at, int top, dev_t dev)
+/* The mount id and the attributes of fd in one statx() where the kernel
+ * gives the id (Linux 5.8), which saves each copy a name_to_handle_at();
+ * else as fd_mnt_id() and fd_stat() find them (older kernels, the legacy
+ * simulation's, where statx() is absent). */
+static int copy_stat(int fd, struct stat *st)
+{
+#if defined(STATX_MNT_ID) && defined(__GLIBC__)
+	static bool lacks;         /* no statx(), or no id in it: asked once */
+	struct statx x;
+	if (!lacks) {
+		long n = syscall(SYS_statx, fd, "", AT_EMPTY_PATH |
+				 AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MODE |
+				 STATX_MNT_ID, &x);
+		if (n == 0 && (x.stx_mask & STATX_MNT_ID)) {
+			*st = (struct stat){
+				.st_dev = makedev(x.stx_dev_major,
+						  x.stx_dev_minor),
+				.st_mode = x.stx_mode,
+			};
+			return x.stx_mnt_id <= INT_MAX ? (int)x.stx_mnt_id : -1;
+		}
+		lacks = n == 0 || errno == ENOSYS || errno == EPERM;
+	}
+#endif
+	int kid = fd_mnt_id(fd);
+	return kid < 0 || fd_stat(fd, st) < 0 ? -1 : kid;
+}
+
+/* The copy just bound on place c->at, taken as its mount's handle.  What
+ * the name opens must be a mount the graph does not know, of the
+ * source's superblock: else the jail renamed another directory into the
+ * place before the bind, which then went onto the old one, wherever it
+ * is now; that copy is detached (umount2 takes the top of the place's
+ * stack, LOOKUP_MOUNTPOINT) and the request meets a stale name (EIO,
+ * request.c runs it again). */
+static int take_copy(struct broker *b, const struct copy *c)
 {
 	struct stat st;
 	char buf[64];
-	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	int kid = fd >= 0 ? fd_mnt_id(fd) : -1;
+	int fd = openat(c->dir, c->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int kid = fd >= 0 ? copy_stat(fd, &st) : -1;
 	int err = fd < 0 ? -errno : 0;
-	if (!err && (kid < 0 || kid == top || mount_of_kid(b, kid) ||
-		     fd_stat(fd, &st) < 0 || st.st_dev != dev))
+	if (!err && (kid < 0 || kid == c->top || mount_of_kid(b, kid) ||
+		     st.st_dev != c->sh->dev))
 		err = -EIO;
-	if (!err && !(err = handle_set(b, m, fd, kid, &st)))
+	if (!err && !(err = handle_set(b, c->m, fd, kid, &st)))
 		return 0;
 	log_msg(LOG_WARNING, "mount %u: its copy at %s is not where it was "
-		"bound: detached", m->id, m->mp);
+		"bound: detached", c->m->id, c->m->mp);
 	if (fd >= 0)
 		close(fd);
-	umount2(FDPATH(buf, at), MNT_DETACH);
+	umount2(FDPATH(buf, c->at), MNT_DETACH);
 	return err;
+}
+
+/* Step s (BIND, with a parent) made ready to be bound on its place: its
+ * descriptors opened and the mount on top of the place known;  -EAGAIN:
+ * not this way, nothing held. */
+int copy_prepare(struct request *r, const struct step *s, struct copy *c)
+{
+	struct broker *b = r->b;
+	struct mount *p = mount_by_id(&b->g, s->parent);
+	*c = (struct copy){ .s = s, .m = mount_by_id(&b->g, s->mnt),
+			    .dir = -1, .src = -1, .at = -1 };
+	if (!c->m || !p ||
+	    open_dir(r, p, s->dir, &c->dir, &c->owndir, c->name) < 0)
+		return -EAGAIN;
+	if (open_source(r, s, c->m, &c->src, &c->ownsrc, &c->sh) < 0 ||
+	    (c->at = open_place(c->dir, c->name, c->sh->m->file)) < 0 ||
+	    (c->top = fd_mnt_id(c->at)) < 0) {
+		copy_release(c);   /* the staged way gives the kernel's errno */
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/* The descriptors c holds closed. */
+void copy_release(struct copy *c)
+{
+	if (c->at >= 0)
+		close(c->at);
+	if (c->ownsrc && c->src >= 0)
+		close(c->src);
+	if (c->owndir && c->dir >= 0)
+		close(c->dir);
+	c->at = c->src = c->dir = -1;
+}
+
+/* The copy c bound, its progress "P" already recorded: the kernel's
+ * errno, or its handle taken. */
+int copy_make(struct request *r, const struct copy *c)
+{
+	char from[64], to[64];
+	if (mount(FDPATH(from, c->src), FDPATH(to, c->at), NULL, MS_BIND,
+		  NULL) < 0)
+		return -errno;
+	fault_copy();
+	return take_copy(r->b, c);
 }
 
 /* Step s (BIND, with a parent) made on its place; -EAGAIN: not this way,
  * nothing done. */
-int copy_bind(struct request *r, const struct step *s, struct mount *m)
+int copy_bind(struct request *r, const struct step *s)
 {
-	struct broker *b = r->b;
-	struct mount *p = mount_by_id(&b->g, s->parent);
-	const struct handle *sh;
-	char name[NAME_MAX + 1], from[64], to[64];
-	int dir = -1, at = -1, src = -1, top = -1, err;
-	bool own = false, owndir = false;
-	if (!p || open_dir(r, p, s->dir, &dir, &owndir, name) < 0)
+	struct copy c;
+	if (copy_prepare(r, s, &c) < 0)
 		return -EAGAIN;
-	if ((err = open_source(r, s, m, &src, &own, &sh)) < 0)
-		err = -EAGAIN;
-	else if ((at = open_place(dir, name, sh->m->file)) < 0 ||
-		 (top = fd_mnt_id(at)) < 0)
-		err = -EAGAIN;     /* the staged way gives the kernel's errno */
-	if (!err) {
-		intent_pending(b, s, top, sh->dev);
-		if (mount(FDPATH(from, src), FDPATH(to, at), NULL, MS_BIND,
-			  NULL) < 0)
-			err = -errno;
-		else
-			fault_copy();
-		if (!err)
-			err = take_copy(b, m, dir, name, at, top, sh->dev);
-	}
-	if (at >= 0)
-		close(at);
-	if (own && src >= 0)
-		close(src);
-	if (owndir)
-		close(dir);
+	intent_pending(r->b, s, c.top, c.sh->dev);
+	int err = copy_make(r, &c);
+	copy_release(&c);
 	return err;
 }

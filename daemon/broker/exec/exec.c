@@ -128,7 +128,7 @@ static int make(struct request *r, const struct step *s, struct mount *m)
 	char stage[4200], src[64];
 	int err = 0, from = -1, fd = -1;
 	if (s->kind == STEP_BIND && s->parent &&
-	    (err = copy_bind(r, s, m)) != -EAGAIN)
+	    (err = copy_bind(r, s)) != -EAGAIN)
 		return err;
 	err = 0;
 	if (s->kind == STEP_NEW) {

@@ -13,6 +13,7 @@
 #ifndef LS_EXEC_H
 #define LS_EXEC_H
 
+#include <limits.h>
 #include "broker.h"
 
 /* execplan.c */
@@ -37,8 +38,20 @@ int open_loc(struct request *r, struct mount *m, const char *dir,
 	     bool target, int *out, char **cover);
 int ns_place(struct broker *b, struct mount *m);
 
-/* copy.c */
-int copy_bind(struct request *r, const struct step *s, struct mount *m);
+/* copy.c: a copy bound straight on its place, alone (copy_bind()) or
+ * in a batch (execplan.c: each prepared, its "P" recorded, made) */
+struct copy {
+	const struct step *s;
+	struct mount *m;
+	const struct handle *sh;   /* the source's */
+	int dir, src, at, top;     /* at: the place; top: the mount on it */
+	bool owndir, ownsrc;       /* dir, src opened for the copy */
+	char name[NAME_MAX + 1];   /* the place's name in dir */
+};
+int copy_bind(struct request *r, const struct step *s);
+int copy_prepare(struct request *r, const struct step *s, struct copy *c);
+int copy_make(struct request *r, const struct copy *c);
+void copy_release(struct copy *c);
 
 /* umounts.c */
 void umount_all(const int *fds, int *errs, size_t n);

@@ -91,7 +91,8 @@ static size_t umount_run(const struct broker *b, size_t i)
 }
 
 /* Steps [*i, *i + n), such umounts, at once (umounts.c), then their
- * progress in order; *i moved past them, or to the first that failed.
+ * progress in one write, a kill point for each; *i moved past them, or
+ * to the first that failed.
  * The record may then say less than the kernel did: recovery finishes
  * a plan any of whose umounts happened (recover.c). */
 static int exec_umounts(struct request *r, size_t *i, size_t n)
@@ -103,17 +104,91 @@ static int exec_umounts(struct request *r, size_t *i, size_t n)
 		fds[k] = handle_of(b, mount_by_id(&b->g, b->g.steps[*i + k].mnt))->fd;
 	if (!err)
 		umount_all(fds, errs, n);
-	for (size_t k = 0; !err && k < n; k++, (*i)++) {
-		const struct step *s = &b->g.steps[*i];
-		if ((err = errs[k])) {
-			failed(s, *i, err);
-			break;
-		}
-		intent_step(b, s, 'D', handle_of(b, mount_by_id(&b->g, s->mnt)));
-		fault_step();
+	size_t done = 0;
+	for (; !err && done < n && !(err = errs[done]); done++) {
+		const struct step *s = &b->g.steps[*i + done];
+		const struct handle *h = handle_of(b, mount_by_id(&b->g, s->mnt));
+		intent_mark(b, s, 'D', h->kid, h->dev);
 	}
+	intent_flush(b);           /* their "D" in one write, not one each */
+	if (err && errs)
+		failed(&b->g.steps[*i + done], *i + done, err);
+	for (size_t k = 0; k < done; k++, (*i)++)
+		fault_step();
 	free(fds);
 	free(errs);
+	return err;
+}
+
+enum { BATCH = 64 };           /* copies whose progress goes in one write */
+
+/* Whether step j may join the batch c[0, n): a copy made on its place,
+ * under a parent none of c's has (a second copy on one place would go on
+ * the first, not on the mount the record names as on top of it; one
+ * under the other's copy has no handle to be prepared from). */
+static bool joins(const struct broker *b, size_t j, const struct copy *c,
+		  size_t n)
+{
+	if (j >= b->g.nsteps)
+		return false;
+	const struct step *s = &b->g.steps[j];
+	if (s->kind != STEP_BIND || !s->parent)
+		return false;
+	for (size_t k = 0; k < n; k++)
+		if (c[k].s->parent == s->parent)
+			return false;
+	return true;
+}
+
+/* c[0, n) bound in turn, their "P" written before the first in one
+ * write and the "D" of those made after the last in another (a fan-out
+ * spent two writes a copy on them).  Between two copies a kill point as
+ * after a step: the record then says "P" for the batch, and recovery
+ * looks for each copy (recover.c).  How many were made: *made. */
+static int make_batch(struct request *r, struct copy *c, size_t n,
+		      size_t *made)
+{
+	struct broker *b = r->b;
+	int err = 0;
+	for (size_t k = 0; k < n; k++)
+		intent_mark(b, c[k].s, 'P', c[k].top, c[k].sh->dev);
+	intent_flush(b);
+	for (*made = 0; *made < n && !(err = copy_make(r, &c[*made])); )
+		if (++*made < n)
+			fault_step();
+	for (size_t k = 0; k < *made; k++) {
+		const struct handle *h = handle_of(b, c[k].m);
+		intent_mark(b, c[k].s, 'D', h->kid, h->dev);
+	}
+	intent_flush(b);
+	if (!err)
+		fault_step();
+	return err;
+}
+
+/* Steps from *i on that are copies made on their places, up to BATCH,
+ * made as one batch (make_batch()); *i moved past those made, or to the
+ * first that failed.  -EAGAIN: step *i is not one, nothing done. */
+static int exec_copies(struct request *r, size_t *i)
+{
+	struct broker *b = r->b;
+	struct copy *c;
+	size_t n = 0, made = 0;
+	int err;
+	if (!joins(b, *i, NULL, 0) || !joins(b, *i + 1, NULL, 0) ||
+	    b->g.steps[*i].parent == b->g.steps[*i + 1].parent ||
+	    !(c = malloc(BATCH * sizeof *c)))
+		return -EAGAIN;    /* one copy alone goes the common way */
+	while (n < BATCH && joins(b, *i + n, c, n) &&
+	       copy_prepare(r, &b->g.steps[*i + n], &c[n]) == 0)
+		n++;
+	err = n ? make_batch(r, c, n, &made) : -EAGAIN;
+	if (err && err != -EAGAIN)
+		failed(c[made].s, *i + made, err);
+	for (size_t k = 0; k < n; k++)
+		copy_release(&c[k]);
+	free(c);
+	*i += made;
 	return err;
 }
 
@@ -128,8 +203,10 @@ int exec_plan(struct request *r)
 	int err = was ? 0 : -ENOMEM;
 	size_t i = 0, n;
 	while (!err && i < g->nsteps)
-		err = (n = umount_run(b, i)) > 1 ? exec_umounts(r, &i, n) :
-		      exec_one(r, &i, was);
+		if ((n = umount_run(b, i)) > 1)
+			err = exec_umounts(r, &i, n);
+		else if ((err = exec_copies(r, &i)) == -EAGAIN)
+			err = exec_one(r, &i, was);
 	if (err && was)            /* step i failed: undo [0, i) */
 		roll_back(b, i, was);
 	r->was = was;

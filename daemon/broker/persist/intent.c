@@ -10,12 +10,16 @@
  * of fixed width written in place as the step advances: "-" not begun,
  * "S <kid> <dev>" made and held (NEW, BIND), "P <top> <dev>" a BIND
  * about to be made on its place, "to", on top of mount top (copy.c),
- * "D ..." done.  A plan that cannot be undone (it unmounts) also carries
- * what it changes in the saved state ("delta", then the journal's
- * operations with "= ", stcache.c): as large as the change, not as the
- * graph.  The last line is "end": a record without it was cut short
- * before any step ran.  After it, one line is appended for every mount
- * the executor moves aside for the time of a move (exec.c, move_to()),
+ * "D ..." done.  Copies bound in a batch (execplan.c) have their "P"
+ * written together before the first is made, and their "D" together
+ * after the last: one write each, of the record's bytes from the first
+ * slot to the last (intent_mark(), intent_flush()), not two per copy.
+ * A plan that cannot be undone (it unmounts) also carries what it
+ * changes in the saved state ("delta", then the journal's operations
+ * with "= ", stcache.c): as large as the change, not as the graph.
+ * The last line is "end": a record without it was cut short before any
+ * step ran.  After it, one line is appended for every mount the
+ * executor moves aside for the time of a move (exec.c, move_to()),
  * before it goes:
  *     aside <kid> <major:minor> <P|B> <was> <to>
  * P while it is away, B once it is back (written in place).
@@ -47,6 +51,15 @@
 #include "persist/persist.h"
 
 enum { SLOT = 32 };            /* width of a progress slot */
+
+/* The record as written, kept while its plan runs: a batch of slots is
+ * changed here and written as one span of the file (intent_flush()).
+ * One broker per process, so one record. */
+static struct {
+	char *text;
+	size_t len;
+	size_t lo, hi;         /* the span changed since the last flush */
+} rec;
 
 /* Where a moved mount is when step i runs: where an earlier step of the
  * plan took it, else where the kernel has it now. */
@@ -199,29 +212,59 @@ int intent_begin(struct broker *b)
 	if (!err && (err = save_put(in->fd, text, len, 0)))
 		intent_end(b);         /* a half record: nothing to recover */
 	in->end = err ? 0 : (off_t)len;
-	free(text);
-	if (err)
+	free(rec.text);            /* kept for the slots (intent_mark()) */
+	rec.text = err ? NULL : text;
+	rec.len = err ? 0 : len;
+	rec.lo = rec.hi = 0;
+	if (err) {
+		free(text);
 		log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,
 			strerror(-err));
+	}
 	return err;
 }
 
-/* Step s's progress slot, written in place of bytes the file has: it
- * needs no room. */
-static void put_slot(struct broker *b, const struct step *s, char what,
-		     int kid, dev_t dev)
+/* Step s's progress slot, changed in the kept record only; written by
+ * intent_flush(), in place of bytes the file has: it needs no room. */
+void intent_mark(struct broker *b, const struct step *s, char what,
+		 int kid, dev_t dev)
 {
 	struct intent *in = &b->intent;
 	size_t i = (size_t)(s - b->g.steps);
 	char slot[SLOT + 1];
-	if (in->fd < 0 || i >= in->nslot)
+	if (in->fd < 0 || i >= in->nslot || !rec.text ||
+	    (size_t)in->slot[i] + SLOT > rec.len)
 		return;
 	snprintf(slot, sizeof slot, "%c %d %u:%u", what, kid, major(dev),
 		 minor(dev));
 	memset(slot + strlen(slot), ' ', SLOT - strlen(slot));
-	if (pwrite(in->fd, slot, SLOT, in->slot[i]) != SLOT)
+	size_t at = (size_t)in->slot[i];
+	memcpy(rec.text + at, slot, SLOT);
+	if (rec.lo == rec.hi || at < rec.lo)
+		rec.lo = at;
+	if (at + SLOT > rec.hi)
+		rec.hi = at + SLOT;
+}
+
+/* The slots marked since the last flush, in one write: the bytes
+ * between them are the record's own, written again as they are. */
+void intent_flush(struct broker *b)
+{
+	size_t n = rec.hi - rec.lo;
+	if (!n)
+		return;
+	if (pwrite(b->intent.fd, rec.text + rec.lo, n, (off_t)rec.lo) !=
+	    (ssize_t)n)
 		log_msg(LOG_WARNING, "%s/intent: progress: %s", b->state_dir,
 			strerror(errno));
+	rec.lo = rec.hi = 0;
+}
+
+static void put_slot(struct broker *b, const struct step *s, char what,
+		     int kid, dev_t dev)
+{
+	intent_mark(b, s, what, kid, dev);
+	intent_flush(b);
 }
 
 /* Progress of step s: 'S' its new mount made (h), 'D' done. */
@@ -294,6 +337,9 @@ void intent_end(struct broker *b)
 {
 	if (b->intent.fd < 0 || b->intent.behind)
 		return;
+	free(rec.text);
+	rec.text = NULL;
+	rec.len = rec.lo = rec.hi = 0;
 	b->intent.empty = ftruncate(b->intent.fd, 0) == 0;
 	if (!b->intent.empty)
 		log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,

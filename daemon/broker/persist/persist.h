@@ -73,6 +73,9 @@ int intent_aside(struct broker *b, const struct mount *m, off_t *slot);
 void intent_back(struct broker *b, off_t slot);
 void intent_pending(struct broker *b, const struct step *s, int top,
 		    dev_t dev);
+void intent_mark(struct broker *b, const struct step *s, char what,
+		 int kid, dev_t dev);
+void intent_flush(struct broker *b);
 void intent_end(struct broker *b);
 bool plan_undoable(const struct graph *g);
 

@@ -240,20 +240,26 @@ bool rec_happened(const struct rstep *s)
 	return yes;
 }
 
-/* A copy made on its place (copy.c) before the broker died, without its
- * kernel id recorded ("P"): the mount of the source's superblock at the
- * place whose parent is the mount that was on top of it then (nothing
- * else can be its child there).  s->kid, or 0. */
-void rec_find_copy(struct rstep *s)
+/* Copies made on their places (copy.c) before the broker died, without
+ * their kernel ids recorded ("P"): each the mount of its source's
+ * superblock at its place whose parent is the mount that was on top of
+ * it then (nothing else can be its child there).  s[i].kid, or 0.  A
+ * batch's copies are n such steps (execplan.c): the table is read once. */
+void rec_find_copies(struct rstep *s, size_t n)
 {
 	struct table t;
-	if (s->prog != 'P' || !s->to || table_read(&t) < 0)
+	if (!n || table_read(&t) < 0)
 		return;
-	for (size_t i = 0; i < t.n && !s->kid; i++) {
-		const struct entry *e = &t.v[i];
-		if (e->id && e->parent == s->top && entry_dev(e) == s->dev &&
-		    strcmp(e->mp, s->to) == 0)
-			s->kid = e->id;
+	for (size_t k = 0; k < n; k++) {
+		if (s[k].prog != 'P' || !s[k].to)
+			continue;
+		for (size_t i = 0; i < t.n && !s[k].kid; i++) {
+			const struct entry *e = &t.v[i];
+			if (e->id && e->parent == s[k].top &&
+			    entry_dev(e) == s[k].dev &&
+			    strcmp(e->mp, s[k].to) == 0)
+				s[k].kid = e->id;
+		}
 	}
 	table_free(&t);
 }

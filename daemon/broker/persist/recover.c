@@ -155,6 +155,8 @@ static void undo(const struct broker *b, const struct record *r, size_t done)
 	while (done-- > 0) {
 		const struct rstep *s = &r->s[done];
 		int err = 0;
+		if (s->kind == STEP_BIND && s->prog == 'P' && !s->kid)
+			continue;  /* a copy of a batch not made */
 		if (s->kind == STEP_NEW || s->kind == STEP_BIND)
 			err = rec_drop(s);
 		else if (s->kind == STEP_MOVE || s->kind == STEP_PARK)
@@ -210,6 +212,18 @@ static bool umounted_from(const struct record *r, size_t i)
 	return false;
 }
 
+/* How many steps from i on are copies marked "P": bound in a batch
+ * (execplan.c), whose "P" are written before the first is made, any of
+ * them may have been made when the broker died. */
+static size_t copies_pending(const struct record *r, size_t i)
+{
+	size_t n = 0;
+	while (i + n < r->n && r->s[i + n].kind == STEP_BIND &&
+	       r->s[i + n].prog == 'P')
+		n++;
+	return n;
+}
+
 /* The plan the record holds: undone, or finished and its state saved. */
 static void resolve_plan(struct broker *b, struct record *r)
 {
@@ -217,9 +231,11 @@ static void resolve_plan(struct broker *b, struct record *r)
 	bool removed = false;
 	while (done < r->n && r->s[done].prog == 'D')
 		done++;
-	if (done < r->n)
-		rec_find_copy(&r->s[done]);
-	if (done < r->n && rec_happened(&r->s[done]))
+	size_t run = copies_pending(r, done);
+	rec_find_copies(&r->s[done], run);
+	if (run > 1)               /* a batch: any of its copies may be */
+		done += run;
+	else if (done < r->n && rec_happened(&r->s[done]))
 		done++;
 	for (size_t i = 0; i < done; i++)
 		removed = removed || r->s[i].kind == STEP_UMOUNT;

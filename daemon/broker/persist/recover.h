@@ -24,6 +24,6 @@ int rec_move(const struct broker *b, const struct rstep *s,
 	     const char *place);
 int rec_drop(const struct rstep *s);
 bool rec_happened(const struct rstep *s);
-void rec_find_copy(struct rstep *s);
+void rec_find_copies(struct rstep *s, size_t n);
 
 #endif
