@@ -22,7 +22,7 @@ int dry_init(struct dry *d, unsigned max_mounts)
 	    graph_set_root(&d->g, d->ns, fs, "rootfs", MNT_RELATIME) < 0)
 		return -1;
 	host = mount_root(d->ns->root);
-	if (lookup(d, host, d->base, MKDIR, &at, &buf) < 0)
+	if (dry_lookup(d, host, d->base, MKDIR, &at, &buf) < 0)
 		return -1;
 	struct caller c = { true, d->ns, host };
 	plan_begin(&d->g);
@@ -137,8 +137,8 @@ static int umount_op(struct cmd *k, const void *arg)
 	char *buf;
 	if (k->n < 2)
 		return -EINVAL;
-	int err = arg ? lookup(k->d, k->c.root, k->w[k->n - 1], LOOKUP, &l,
-			       &buf) : dry_at(k, k->n - 1, &l, &buf);
+	int err = arg ? dry_lookup(k->d, k->c.root, k->w[k->n - 1], LOOKUP,
+				   &l, &buf) : dry_at(k, k->n - 1, &l, &buf);
 	if (!err) {
 		dry_top(k->d, &l, buf);
 		err = op_umount(&k->d->g, &k->c, l, flags, held, k->d);
@@ -174,7 +174,7 @@ static void do_make(struct cmd *k, int make)
 	for (int i = make == MKDIR ? 2 : 1; i < k->n; i++) {
 		struct loc l;
 		char *buf;
-		if (lookup(k->d, k->c.root, k->w[i], make, &l, &buf) == 0) {
+		if (dry_lookup(k->d, k->c.root, k->w[i], make, &l, &buf) == 0) {
 			dry_use(l.m);
 			free(buf);
 		}
@@ -275,7 +275,8 @@ static void run_line(struct dry *d, char **w, int n)
 		k.n -= 2;
 	}
 	if (k.n >= 2 && strcmp(k.w[0], "chroot") == 0) {
-		int err = lookup(d, k.c.root, k.w[1], LOOKUP, &k.c.root, &rootbuf);
+		int err = dry_lookup(d, k.c.root, k.w[1], LOOKUP, &k.c.root,
+				     &rootbuf);
 		k.w += 2;
 		k.n -= 2;
 		if (err) {             /* chroot(2) fails: the command never runs */
@@ -356,7 +357,8 @@ int dry_view(struct dry *d, const char *dir)
 	}
 	if (ns != d->ns)
 		root = mount_root(ns->root);
-	else if (lookup(d, mount_root(ns->root), dir, LOOKUP, &root, &buf) < 0) {
+	else if (dry_lookup(d, mount_root(ns->root), dir, LOOKUP, &root,
+			    &buf) < 0) {
 		/* hidden by a mount since: lsview (native-run.sh) shows
 		 * nothing there either */
 		printf("--- view %s\n", dir);

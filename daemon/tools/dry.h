@@ -63,8 +63,8 @@ enum { NONE, DIR_, FILE_ };
 int entry_kind(struct dry *d, const struct fs *fs, const char *path);
 void entry_add(struct dry *d, const struct fs *fs, const char *path, bool file);
 enum { LOOKUP = 0, MKDIR = 1, TOUCH = 2 };
-int lookup(struct dry *d, struct loc root, const char *path, int make,
-	   struct loc *out, char **dirbuf);
+int dry_lookup(struct dry *d, struct loc root, const char *path, int make,
+	       struct loc *out, char **dirbuf);
 void dry_top(struct dry *d, struct loc *p, char *buf);
 struct mount *dry_mount_of(struct dry *d, uint64_t seq);
 int dry_cd(struct dry *d, struct loc root, const char *path,

@@ -12,8 +12,8 @@
  * of the mount it ends on, whose MNT_EXPIRE mark goes (dry_use()). */
 int dry_at(struct cmd *k, int i, struct loc *l, char **buf)
 {
-	int err = i < k->n ? lookup(k->d, k->c.root, k->w[i], LOOKUP, l, buf)
-			   : -EINVAL;
+	int err = i < k->n ?
+		  dry_lookup(k->d, k->c.root, k->w[i], LOOKUP, l, buf) : -EINVAL;
 	if (!err)
 		dry_use(l->m);
 	return err;

@@ -82,7 +82,7 @@ static void up(struct dry *d, struct loc root, struct loc *p, char *buf)
 	down(d, p, buf);
 }
 
-/* The topmost mount on p's place (buf holds p->dir).  lookup() lands on
+/* The topmost mount on p's place (buf holds p->dir).  dry_lookup() lands on
  * the top of a stack at every name but ".", which stays where it is: a
  * cwd covered since it was entered keeps its dentry beneath.  The kernel
  * goes to the top for umount's last component (fs/namei.c
@@ -131,7 +131,7 @@ int dry_cd(struct dry *d, struct loc root, const char *path,
 {
 	struct loc at;
 	char *buf;
-	int err = lookup(d, root, path, LOOKUP, &at, &buf);
+	int err = dry_lookup(d, root, path, LOOKUP, &at, &buf);
 	if (!err && at.file) {
 		free(buf);
 		err = -ENOTDIR;
@@ -150,8 +150,8 @@ int dry_cd(struct dry *d, struct loc root, const char *path,
 /* Resolve path for a caller whose root is root.  With MKDIR, missing
  * directories are made (mkdir -p); with TOUCH, a missing last component
  * becomes a file.  out->dir points into *dirbuf, which the caller frees. */
-int lookup(struct dry *d, struct loc root, const char *path, int make,
-	   struct loc *out, char **dirbuf)
+int dry_lookup(struct dry *d, struct loc root, const char *path, int make,
+	       struct loc *out, char **dirbuf)
 {
 	struct loc p;
 	int err = start_of(d, root, path, &p);

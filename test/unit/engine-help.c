@@ -33,7 +33,7 @@ char *run(struct dry *d, const char *script)
 struct loc where(struct dry *d, const char *path, char **buf)
 {
 	struct loc l = { 0 };
-	if (lookup(d, mount_root(d->ns->root), path, LOOKUP, &l, buf))
+	if (dry_lookup(d, mount_root(d->ns->root), path, LOOKUP, &l, buf))
 		abort();
 	return l;
 }
@@ -96,6 +96,6 @@ void mkdir_p(struct dry *d, const char *path)
 {
 	char *buf;
 	struct loc l;
-	if (lookup(d, mount_root(d->ns->root), path, MKDIR, &l, &buf) == 0)
+	if (dry_lookup(d, mount_root(d->ns->root), path, MKDIR, &l, &buf) == 0)
 		free(buf);
 }

@@ -219,7 +219,7 @@ static int umount_apply(struct request *r, struct caller *c, struct loc at,
 {
 	struct graph *g = &r->b->g;
 	plan_begin(g);
-	int err = op_umount(g, c, at, flags, busy, r);
+	int err = op_umount(g, c, at, flags, mount_busy, r);
 	if (err != -EAGAIN || !(flags & LS_MNT_EXPIRE) || at.m->expiry_mark)
 		return apply_plan(r, err);
 	plan_abandon(g);

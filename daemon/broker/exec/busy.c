@@ -215,7 +215,7 @@ static int probe(struct request *r, struct handle *h)
 	return err;
 }
 
-bool busy(void *ctx, const struct mount *m)
+bool mount_busy(void *ctx, const struct mount *m)
 {
 	struct request *r = ctx;
 	struct handle *h = handle_known(r->b, m);

@@ -57,7 +57,7 @@ void copy_release(struct copy *c);
 void umount_all(const int *fds, int *errs, size_t n);
 
 /* busy.c */
-bool busy(void *ctx, const struct mount *m);
+bool mount_busy(void *ctx, const struct mount *m);
 
 /* newmount.c, newroot.c */
 int newmount_make(struct request *r, const char *source, const char *type,
