@@ -213,14 +213,20 @@ pid_reuse() {
 @test "a client that hangs up right after its request: the broker lives on, the request is whole or absent" {
 	mkdir "$S/m1" "$S/m2"
 	snapshot before
-	# still there while the broker works, gone before the reply
+	# alive while the broker works, its connection closed: served when
+	# the broker proved it held the connection before it closed, else
+	# refused as gone (ESRCH: a closed end proves nobody), which a
+	# loaded machine makes the likelier
 	run "$RAWCLIENT" --op mount --field 0=none --field "1=$S/m1" \
 		--field 2=tmpfs --no-wait --linger 2
 	[ "$status" -eq 0 ]
 	assert_broker_serves
-	is_mountpoint "$S/m1"
-	host umount "$S/m1"
-	[ "$(call_result)" = 0 ]
+	if is_mountpoint "$S/m1"; then
+		host umount "$S/m1"
+		[ "$(call_result)" = 0 ]
+	else
+		grep -q "gone before it was served" "$STATE/sharebrokerd.log"
+	fi
 	assert_table_unchanged before
 	# exited at once: whether the broker still found it is a race, but
 	# the table and the broker's graph agree either way
