@@ -81,6 +81,8 @@ char *handle_path(const struct broker *b, const struct handle *h)
 		if (p->v[i].seq == h->seq && p->v[i].fd == h->fd)
 			return strdup(p->v[i].path);
 	char *path = fd_path(h->fd);
+	/* -fanalyzer's leak of strdup(path): kept in p->v, freed by
+	 * forget_at() when the request ends or a step moves a mount */
 	if (path && p->n < NPATHS && (p->v[p->n].path = strdup(path))) {
 		p->v[p->n].seq = h->seq;
 		p->v[p->n++].fd = h->fd;
@@ -111,8 +113,7 @@ void paths_plan(struct broker *b)
 		const struct step *s = &b->g.steps[i];
 		if (s->kind == STEP_NEW || s->kind == STEP_BIND)
 			forget_mount(b, mount_by_id(&b->g, s->mnt));
-		else if (s->kind != STEP_BIND && s->kind != STEP_REMOUNT &&
-			 s->kind != STEP_REMOUNT_RO)
+		else if (s->kind != STEP_REMOUNT && s->kind != STEP_REMOUNT_RO)
 			paths_reset(b, p->on);
 	}
 }
