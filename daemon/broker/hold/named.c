@@ -138,7 +138,7 @@ static bool name_fresh(const struct broker *b, const struct mount *c,
 	const struct handle *h = handle_known(b, c), *hp = handle_known(b, p);
 	if (!h || h->fd < 0 || (!top && (!hp || hp->fd < 0)))
 		return true;
-	char *own = top ? NULL : fd_path(hp->fd), *is = fd_path(h->fd);
+	char *own = top ? NULL : handle_path(b, hp), *is = handle_path(b, h);
 	char *want = NULL;
 	const char *rel = c->mp + (strcmp(p->root, "/") ? strlen(p->root) : 0);
 	if (strcmp(rel, "/") == 0)
@@ -161,7 +161,7 @@ static bool name_fresh(const struct broker *b, const struct mount *c,
 bool names_fresh(const struct broker *b, struct loc at)
 {
 	const struct handle *h = handle_known(b, at.m);
-	char *top = h && h->fd >= 0 ? fd_path(h->fd) : NULL;
+	char *top = h && h->fd >= 0 ? handle_path(b, h) : NULL;
 	bool fresh = true;
 	if (!top)
 		return true;
