@@ -52,8 +52,9 @@ static bool cap(unsigned long long caps, int bit)
  * guards both. */
 static bool same_userns(int proc)
 {
-	static char mine[64];
-	static int known = -1;  /* 1: mine read; 0: no namespaces to read */
+	/* each serving thread's (door/loop.c) */
+	static __thread char mine[64];
+	static __thread int known = -1;  /* 1: read; 0: no namespaces */
 	char theirs[64];
 	ssize_t n;
 	if (known < 0) {
@@ -247,12 +248,13 @@ const char *peer_root(struct peer *p)
 	return p->root_path;
 }
 
-/* The broker's socket to the kernel's socket diagnostics, kept: one
- * query at a time, each answered before the next (sequence numbers tell
- * a late answer from the one awaited). */
+/* The broker's socket to the kernel's socket diagnostics, kept, one for
+ * each serving thread (door/loop.c): one query at a time, each answered
+ * before the next (sequence numbers tell a late answer from the one
+ * awaited). */
 static int diag_socket(void)
 {
-	static int nl = -1;
+	static __thread int nl = -1;
 	if (nl < 0)
 		nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
 			    NETLINK_SOCK_DIAG);
@@ -263,7 +265,7 @@ static int diag_socket(void)
  * kernel's socket diagnostics (Linux 3.3); 0 when they cannot tell. */
 static ino_t peer_inode(int sock)
 {
-	static unsigned seq;
+	static __thread unsigned seq;
 	struct stat st;
 	struct {
 		struct nlmsghdr nh;

@@ -60,6 +60,7 @@ int fusetab_open(struct broker *b, struct loc root, bool info, uid_t uid,
 	f->info = info;
 	pthread_mutex_lock(&t->lock);
 	t->pending = f;
+	t->opener = gettid();      /* this serving thread (door/loop.c) */
 	pthread_mutex_unlock(&t->lock);
 	fd = openat(t->root, info ? "mountinfo" : "mounts", O_RDONLY | O_CLOEXEC);
 	err = fd < 0 ? -errno : 0;
