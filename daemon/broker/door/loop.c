@@ -5,9 +5,8 @@
  * between requests.  Who asks is read outside the graph's lock, in the
  * thread of the connection; deciding, carrying out and saving a request
  * take the lock, as the kernel takes namespace_sem: one request changes
- * the graph at a time, and two callers are identified at once.  A thread
- * serves its connections' requests in the order they come, so one
- * process's calls are answered in order.
+ * the graph at a time, two callers are identified at once.  A connection's
+ * requests are served in the order they come.
  *
  * A connection that sends nothing holds only its slot, for at most IDLE
  * seconds, and the one quiet longest gives way when all MAXCLIENTS of a
@@ -43,8 +42,7 @@ struct loop {                  /* a serving thread */
 	struct client c[MAXCLIENTS];
 	size_t n;
 	size_t load;           /* n, as the main thread reads it */
-	int wake;              /* eventfd: something in the inbox, a park,
-				  or the stop */
+	int wake;              /* eventfd: an inbox entry, a park, the stop */
 	pthread_mutex_t mu;    /* the inbox: connections handed over */
 	struct client in[INBOX];
 	size_t nin;
@@ -52,7 +50,7 @@ struct loop {                  /* a serving thread */
 };
 
 static pthread_mutex_t graph = PTHREAD_MUTEX_INITIALIZER;
-static struct loop *loops;     /* [0]: the main thread's */
+static struct loop loops[THREADS_MAX];     /* [0]: the main thread's */
 static unsigned nloops;
 /* the main thread's, under the graph's lock */
 static struct client park[MAXPARKED];
@@ -71,7 +69,7 @@ void server_unlock(void)
 static void wake(struct loop *l)
 {
 	uint64_t one = 1;
-	if (write(l->wake, &one, sizeof one) < 0)
+	if (l->wake >= 0 && write(l->wake, &one, sizeof one) < 0)
 		log_msg(LOG_WARNING, "a serving thread not woken: %s",
 			strerror(errno));
 }
@@ -369,34 +367,25 @@ static void close_loop(struct loop *l)
 		drop(l->c, &l->n, 0);
 	while (l->nin > 0)
 		drop(l->in, &l->nin, 0);
-	close(l->wake);
-	pthread_mutex_destroy(&l->mu);
+	if (l->wake >= 0)
+		close(l->wake);
 }
 
+/* Without an eventfd a thread is not started; the main thread does
+ * without its own (wake -1): a park waits for its next round of poll(). */
 void server_loop(struct broker *b, unsigned threads,
 		 void (*tick)(struct broker *b))
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned want = threads ? threads : cpus < 1 ? 1 :
 			cpus > THREADS_DEFAULT ? THREADS_DEFAULT : (unsigned)cpus;
-	if (want > THREADS_MAX)
-		want = THREADS_MAX;
-	if (!(loops = calloc(want, sizeof *loops))) {
-		log_msg(LOG_ERR, "no memory for the serving threads");
-		return;
-	}
-	for (nloops = 0; nloops < want; nloops++) {
+	for (nloops = 0; nloops < want && nloops < THREADS_MAX; nloops++) {
 		struct loop *l = &loops[nloops];
-		l->b = b;
-		if ((l->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		*l = (struct loop){ .b = b, .mu = PTHREAD_MUTEX_INITIALIZER,
+				    .wake = eventfd(0, EFD_CLOEXEC |
+						    EFD_NONBLOCK) };
+		if (l->wake < 0 && nloops > 0)
 			break;
-		pthread_mutex_init(&l->mu, NULL);
-	}
-	if (nloops == 0) {
-		log_msg(LOG_ERR, "no eventfd for the serving threads: %s",
-			strerror(errno));
-		free(loops);
-		return;
 	}
 	start_workers();
 	main_loop(&loops[0], tick);
@@ -408,6 +397,4 @@ void server_loop(struct broker *b, unsigned threads,
 		close_loop(&loops[i]);
 	while (nparked > 0)
 		drop(park, &nparked, 0);
-	free(loops);
-	loops = NULL;
 }
