@@ -16,6 +16,7 @@
  * gets EAGAIN.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -30,6 +31,7 @@
 #include "base/log.h"
 #include "door/door.h"
 #include "door/server.h"
+#include "hold/hold.h"
 #include "ns/ns.h"
 #include "resolve/resolve.h"
 #include "tab/tab.h"
@@ -100,50 +102,13 @@ static void drop(struct client *c, size_t *n, size_t i)
 	c[i] = c[--*n];
 }
 
-/* The connection to close for a new one when all slots are taken: the
- * one quiet longest of those with no request waiting (closing one that has
- * a request would make its client send it again), else the one quiet
- * longest. */
-static size_t victim(const struct client *c, size_t n)
-{
-	size_t oldest = 0, idle = n;
-	char b;
-	for (size_t i = 0; i < n; i++) {
-		if (c[i].since < c[oldest].since)
-			oldest = i;
-		if ((idle == n || c[i].since < c[idle].since) &&
-		    recv(c[i].fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) < 0 &&
-		    errno == EAGAIN)
-			idle = i;
-	}
-	return idle < n ? idle : oldest;
-}
-
 /* c into l's slots, the quietest giving way when they are all taken. */
 static void add(struct loop *l, const struct client *c)
 {
 	if (l->n == MAXCLIENTS)
-		drop(l->c, &l->n, victim(l->c, l->n));
+		drop(l->c, &l->n, server_quietest(l->c, l->n));
 	l->c[l->n++] = *c;
 	__atomic_store_n(&l->load, l->n, __ATOMIC_RELAXED);
-}
-
-/* A new connection, into *c. */
-static bool take(int lfd, struct client *c)
-{
-	socklen_t cl = sizeof c->cred;
-	int one = 1;
-	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (fd < 0)
-		return false;
-	*c = (struct client){ .fd = fd, .since = time(NULL),
-			      .seen = PEER_SEEN_NONE };
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &cl) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0) {
-		close(fd);
-		return false;
-	}
-	return true;
 }
 
 /* c's request served; c is ready for the next. */
@@ -253,7 +218,7 @@ static void serve_ready(struct loop *l, const struct pollfd *p,
 static void accept_new(struct loop *l)
 {
 	struct client c;
-	for (int i = 0; i < BATCH && take(l->b->listen_fd, &c); i++) {
+	for (int i = 0; i < BATCH && server_accept(l->b->listen_fd, &c); i++) {
 		struct loop *to = least();
 		if (to != l && hand(to, &c))
 			continue;
@@ -388,6 +353,9 @@ void server_loop(struct broker *b, unsigned threads,
 			break;
 	}
 	start_workers();
+	if (nloops > 1)            /* the main thread's own (import.c) */
+		table_watch_also(open("/proc/self/mountinfo",
+				      O_RDONLY | O_CLOEXEC));
 	main_loop(&loops[0], tick);
 	for (unsigned i = 1; i < nloops; i++) {
 		wake(&loops[i]);
@@ -397,4 +365,7 @@ void server_loop(struct broker *b, unsigned threads,
 		close_loop(&loops[i]);
 	while (nparked > 0)
 		drop(park, &nparked, 0);
+	if (table_watch_fd(b) != b->watch)
+		close(table_watch_fd(b));
+	table_watch_also(-1);
 }

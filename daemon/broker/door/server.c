@@ -209,3 +209,39 @@ bool server_take(struct client *c)
 	return true;
 }
 
+/* A new connection, into *c. */
+bool server_accept(int lfd, struct client *c)
+{
+	socklen_t cl = sizeof c->cred;
+	int one = 1;
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return false;
+	*c = (struct client){ .fd = fd, .since = time(NULL),
+			      .seen = PEER_SEEN_NONE };
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &cl) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0) {
+		close(fd);
+		return false;
+	}
+	return true;
+}
+
+/* The connection to close for a new one when all slots are taken: the
+ * one quiet longest of those with no request waiting (closing one that has
+ * a request would make its client send it again), else the one quiet
+ * longest. */
+size_t server_quietest(const struct client *c, size_t n)
+{
+	size_t oldest = 0, idle = n;
+	char b;
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].since < c[oldest].since)
+			oldest = i;
+		if ((idle == n || c[i].since < c[idle].since) &&
+		    recv(c[i].fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) < 0 &&
+		    errno == EAGAIN)
+			idle = i;
+	}
+	return idle < n ? idle : oldest;
+}

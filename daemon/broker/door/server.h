@@ -23,6 +23,11 @@ struct client {                /* a connection */
 /* server_handle()'s answer for bytes that were no request. */
 enum { MALFORMED = 1 };
 
+/* A new connection on the listening socket lfd, into *c. */
+bool server_accept(int lfd, struct client *c);
+/* The connection of c[0..n) to close for a new one when all slots are
+ * taken. */
+size_t server_quietest(const struct client *c, size_t n);
 /* The request waiting on c's connection, read into c->msg; false when
  * the caller hung up, or (c->n 0) has sent nothing yet. */
 bool server_take(struct client *c);

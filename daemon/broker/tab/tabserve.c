@@ -184,8 +184,9 @@ void follow_drift(struct broker *b)
 size_t tab_loop_fds(struct broker *b, struct pollfd *p)
 {
 	size_t n = 0;
-	if (b->watch >= 0)         /* POLLPRI: the kernel's change event */
-		p[n++] = (struct pollfd){ .fd = b->watch, .events = POLLPRI };
+	int w = table_watch_fd(b); /* POLLPRI: the kernel's change event */
+	if (w >= 0)
+		p[n++] = (struct pollfd){ .fd = w, .events = POLLPRI };
 	if (b->tab)
 		p[n++] = (struct pollfd){ .fd = b->tab->wake[0], .events = POLLIN };
 	return n;
@@ -193,15 +194,17 @@ size_t tab_loop_fds(struct broker *b, struct pollfd *p)
 
 /* What they said.  poll() itself took the watch's event (the kernel's
  * mounts_poll reports it once): drift is followed here, not left to
- * table_changed(). */
+ * table_changed().  The main thread's own watch (several serving
+ * threads) says only that the table changed: drift if no request took
+ * the event of the broker's watch, which is looked at now. */
 void tab_loop_events(struct broker *b, const struct pollfd *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!p[i].revents)
 			continue;
-		if (p[i].fd == b->watch)
-			follow_drift(b);
-		else
+		if (p[i].fd != table_watch_fd(b))
 			serve_reads(b);
+		else if (p[i].fd == b->watch || table_changed(b))
+			follow_drift(b);
 	}
 }
