@@ -193,8 +193,10 @@ static bool hand(struct loop *l, const struct client *c)
 	if ((room = l->nin < INBOX))
 		l->in[l->nin++] = *c;
 	pthread_mutex_unlock(&l->mu);
-	if (room)
+	if (room) {            /* counted now: a burst spreads */
+		__atomic_add_fetch(&l->load, 1, __ATOMIC_RELAXED);
 		wake(l);
+	}
 	return room;
 }
 
