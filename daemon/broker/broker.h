@@ -93,8 +93,6 @@ struct intent {
 	off_t end;             /* the record's length: asides go there */
 	bool behind;           /* a plan was kept that the state file lacks:
 				  the record holds it until a save works */
-	bool empty;            /* the file is: the next record needs no
-				  truncation first */
 };
 
 /* The state as saved, by key (stcache.c, state.c). */

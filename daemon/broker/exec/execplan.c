@@ -296,6 +296,6 @@ int apply_plan(struct request *r, int err)
 	else
 		exec_commit(b);
 	if (recorded)
-		intent_end(b);
+		intent_end(b, !err);
 	return err;
 }

@@ -17,12 +17,20 @@
  * A plan that cannot be undone (it unmounts) also carries what it
  * changes in the saved state ("delta", then the journal's operations
  * with "= ", stcache.c): as large as the change, not as the graph.
- * The last line is "end": a record without it was cut short before any
- * step ran.  After it, one line is appended for every mount the
- * executor moves aside for the time of a move (exec.c, move_to()),
- * before it goes:
+ * The last line is "end <serial>", the header's serial again: a record
+ * without it was cut short before any step ran.  After it, one line is
+ * appended for every mount the executor moves aside for the time of a
+ * move (exec.c, move_to()), before it goes:
  *     aside <kid> <major:minor> <P|B> <was> <to>
- * P while it is away, B once it is back (written in place).
+ * P while it is away, B once it is back (written in place).  A NUL ends
+ * the record and each aside appended.
+ *
+ * The file is not emptied between plans: a record goes by being written
+ * over.  The NUL hides what an older, longer record left after it; a
+ * write cut short shows the new header over the old record's tail, whose
+ * "end" names another serial: cut short (recover.c).  A plan kept and
+ * saved needs nothing more, the state names its serial (recover.c); one
+ * undone has the first byte of its header overwritten ("-").
  *
  * Durable means written to the file: the kernel keeps a write() across
  * the broker's death.  There is no fsync: a machine that crashes loses
@@ -167,7 +175,8 @@ static int put_record(struct broker *b, FILE *f)
 		fputs("delta\n", f);
 		err = put_delta(b, f);
 	}
-	fputs("end\n", f);
+	fprintf(f, "end %llu\n", b->intent.serial);
+	fputc('\0', f);           /* what an older record left is not read */
 	for (size_t i = 0; i < g->nsteps; i++)
 		free(to[i]);
 	free(to);
@@ -206,12 +215,11 @@ int intent_begin(struct broker *b)
 	err = put_record(b, f);
 	if (fclose(f) != 0)
 		err = err ?: -ENOMEM;
-	if (!err && !in->empty && ftruncate(in->fd, 0) < 0)
-		err = -errno;
-	in->empty = false;
+	/* over the last record, without emptying the file first: a cut
+	 * short write leaves no "end" with our serial (above) */
 	if (!err && (err = save_put(in->fd, text, len, 0)))
-		intent_end(b);         /* a half record: nothing to recover */
-	in->end = err ? 0 : (off_t)len;
+		intent_end(b, false);  /* a half record: nothing to recover */
+	in->end = err ? 0 : (off_t)len - 1;  /* asides go on the NUL */
 	free(rec.text);            /* kept for the slots (intent_mark()) */
 	rec.text = err ? NULL : text;
 	rec.len = err ? 0 : len;
@@ -306,6 +314,7 @@ int intent_aside(struct broker *b, const struct mount *m, off_t *slot)
 		put_path(f, was);
 		put_path(f, to);
 		fputc('\n', f);
+		fputc('\0', f);
 		if (fclose(f) != 0)
 			err = -ENOMEM;
 	}
@@ -313,7 +322,7 @@ int intent_aside(struct broker *b, const struct mount *m, off_t *slot)
 	if (!err && n != (ssize_t)len)
 		err = n < 0 ? -errno : -ENOSPC;
 	if (!err)
-		in->end += (off_t)len;
+		in->end += (off_t)len - 1;
 	else
 		log_msg(LOG_WARNING, "%s/intent: aside: %s", b->state_dir,
 			strerror(-err));
@@ -331,17 +340,19 @@ void intent_back(struct broker *b, off_t slot)
 			strerror(errno));
 }
 
-/* The plan is over (kept and saved, or undone): its record goes, unless
- * the state file still lacks it. */
-void intent_end(struct broker *b)
+/* The plan is over, saved (the state names its serial: the record is
+ * left as it is, no call) or undone (its header is spoilt in place, one
+ * byte that needs no room; emptied if even that fails), unless the state
+ * file still lacks it. */
+void intent_end(struct broker *b, bool saved)
 {
-	if (b->intent.fd < 0 || b->intent.behind)
+	int fd = b->intent.fd;
+	if (fd < 0 || b->intent.behind)
 		return;
 	free(rec.text);
 	rec.text = NULL;
 	rec.len = rec.lo = rec.hi = 0;
-	b->intent.empty = ftruncate(b->intent.fd, 0) == 0;
-	if (!b->intent.empty)
+	if (!saved && pwrite(fd, "-", 1, 0) != 1 && ftruncate(fd, 0) < 0)
 		log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,
 			strerror(errno));
 }

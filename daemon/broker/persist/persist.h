@@ -76,7 +76,7 @@ void intent_pending(struct broker *b, const struct step *s, int top,
 void intent_mark(struct broker *b, const struct step *s, char what,
 		 int kid, dev_t dev);
 void intent_flush(struct broker *b);
-void intent_end(struct broker *b);
+void intent_end(struct broker *b, bool saved);
 bool plan_undoable(const struct graph *g);
 
 /* recover.c, recmove.c */
