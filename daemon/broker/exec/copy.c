@@ -67,18 +67,27 @@ static int open_dir(struct request *r, struct mount *p, const char *dir,
 }
 
 /* The source of the copy m: its source's handle itself when m shows that
- * mount's whole root (*own false), else a place opened beneath it. */
+ * mount's whole root, or the caller's own source there, which the request
+ * holds until its answer (*own false: not a dup() and a close() more);
+ * else a place opened beneath it. */
 static int open_source(struct request *r, const struct step *s,
 		       const struct mount *m, int *fd, bool *own,
 		       const struct handle **sh)
 {
 	struct mount *src = mount_by_id(&r->b->g, s->src);
+	const struct named *n = r->source;
 	*sh = src ? handle_of(r->b, src) : NULL;
 	if (!*sh)
 		return -EAGAIN;
 	*own = strcmp(m->root, src->root) != 0;
 	if (!*own) {
 		*fd = (*sh)->fd;
+		return 0;
+	}
+	if (n && n->fd >= 0 && n->at.m == src &&
+	    strcmp(n->at.dir, m->root) == 0) {
+		*fd = n->fd;
+		*own = false;
 		return 0;
 	}
 	return open_loc(r, src, m->root, false, fd, NULL);
