@@ -215,8 +215,8 @@ int copy_bind(struct request *r, const struct step *s)
 	struct copy c;
 	if (copy_prepare(r, s, &c) < 0)
 		return -EAGAIN;
-	intent_pending(r->b, s, c.top, c.sh->dev);
-	int err = copy_make(r, &c);
+	/* the record itself with the "P" of a plan's first step */
+	int err = intent_pending(r->b, s, c.top, c.sh->dev) ?: copy_make(r, &c);
 	copy_release(&c);
 	return err;
 }

@@ -130,7 +130,8 @@ static int make(struct request *r, const struct step *s, struct mount *m)
 	if (s->kind == STEP_BIND && s->parent &&
 	    (err = copy_bind(r, s)) != -EAGAIN)
 		return err;
-	err = 0;
+	if ((err = intent_flush(b)))   /* the record, before the staging */
+		return err;
 	if (s->kind == STEP_NEW) {
 		fd = r->staged;
 		r->staged = -1;

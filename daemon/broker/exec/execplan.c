@@ -65,7 +65,11 @@ static int exec_one(struct request *r, size_t *i, char **was)
 	const struct step *s = &b->g.steps[*i];
 	struct mount *m = mount_by_id(&b->g, s->mnt);
 	was[*i] = where(b, s);
-	int err = exec_step(r, s);
+	/* the record before the step, unless a copy's "P" brings it (make()
+	 * writes it if the copy goes the staged way) */
+	int err = s->kind == STEP_BIND && s->parent ? 0 : intent_flush(b);
+	if (!err)
+		err = exec_step(r, s);
 	if (err) {
 		failed(s, *i, err);
 		return err;
@@ -152,7 +156,9 @@ static int make_batch(struct request *r, struct copy *c, size_t n,
 	int err = 0;
 	for (size_t k = 0; k < n; k++)
 		intent_mark(b, c[k].s, 'P', c[k].top, c[k].sh->dev);
-	intent_flush(b);
+	*made = 0;
+	if ((err = intent_flush(b)))   /* the record, if it is the first */
+		return err;
 	for (*made = 0; *made < n && !(err = copy_make(r, &c[*made])); )
 		if (++*made < n)
 			fault_step();
@@ -204,7 +210,7 @@ int exec_plan(struct request *r)
 	size_t i = 0, n;
 	while (!err && i < g->nsteps)
 		if ((n = umount_run(b, i)) > 1)
-			err = exec_umounts(r, &i, n);
+			err = intent_flush(b) ?: exec_umounts(r, &i, n);
 		else if ((err = exec_copies(r, &i)) == -EAGAIN)
 			err = exec_one(r, &i, was);
 	if (err && was)            /* step i failed: undo [0, i) */

@@ -30,7 +30,10 @@
  * write cut short shows the new header over the old record's tail, whose
  * "end" names another serial: cut short (recover.c).  A plan kept and
  * saved needs nothing more, the state names its serial (recover.c); one
- * undone has the first byte of its header overwritten ("-").
+ * undone has the first byte of its header overwritten ("-").  The
+ * record is written whole before the first step changes anything, by
+ * the first intent_flush(): a plan that starts with a copy bound on its
+ * place writes it with that copy's "P" (or a batch's), one write.
  *
  * Durable means written to the file: the kernel keeps a write() across
  * the broker's death.  There is no fsync: a machine that crashes loses
@@ -67,6 +70,8 @@ static struct {
 	char *text;
 	size_t len;
 	size_t lo, hi;         /* the span changed since the last flush */
+	bool unwritten;        /* not yet: with the first flush */
+	bool written;          /* whole, in the file */
 } rec;
 
 /* Where a moved mount is when step i runs: where an earlier step of the
@@ -183,9 +188,12 @@ static int put_record(struct broker *b, FILE *f)
 	return err;
 }
 
-/* Before the open plan runs: its record, durable, or the errno that
- * stops it (nothing done yet).  A kept plan the state file still lacks
- * is saved first: the record about to be replaced is its only copy. */
+/* Before the open plan runs: its record, made, or the errno that stops
+ * it (nothing done yet); written by the first intent_flush(), before
+ * the first step changes anything, with the first copy's "P" when the
+ * plan starts with one (a write less).  A kept plan the state file still
+ * lacks is saved first: the record about to be replaced is its only
+ * copy. */
 int intent_begin(struct broker *b)
 {
 	struct intent *in = &b->intent;
@@ -215,15 +223,13 @@ int intent_begin(struct broker *b)
 	err = put_record(b, f);
 	if (fclose(f) != 0)
 		err = err ?: -ENOMEM;
-	/* over the last record, without emptying the file first: a cut
-	 * short write leaves no "end" with our serial (above) */
-	if (!err && (err = save_put(in->fd, text, len, 0)))
-		intent_end(b, false);  /* a half record: nothing to recover */
 	in->end = err ? 0 : (off_t)len - 1;  /* asides go on the NUL */
 	free(rec.text);            /* kept for the slots (intent_mark()) */
 	rec.text = err ? NULL : text;
 	rec.len = err ? 0 : len;
 	rec.lo = rec.hi = 0;
+	rec.unwritten = !err;
+	rec.written = false;
 	if (err) {
 		free(text);
 		log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,
@@ -254,41 +260,54 @@ void intent_mark(struct broker *b, const struct step *s, char what,
 		rec.hi = at + SLOT;
 }
 
-/* The slots marked since the last flush, in one write: the bytes
- * between them are the record's own, written again as they are. */
-void intent_flush(struct broker *b)
+/* The record with the slots marked so far, durable, if it is not yet:
+ * over the last record, without emptying the file first (a write cut
+ * short leaves no "end" with our serial, above); its errno stops the
+ * plan, nothing done.  Else the slots marked since the last flush, in
+ * one write: the bytes between them are the record's own, written again
+ * as they are (a failure is only said: they need no room). */
+int intent_flush(struct broker *b)
 {
 	size_t n = rec.hi - rec.lo;
-	if (!n)
-		return;
-	if (pwrite(b->intent.fd, rec.text + rec.lo, n, (off_t)rec.lo) !=
-	    (ssize_t)n)
+	int err;
+	if (rec.unwritten) {
+		if ((err = save_put(b->intent.fd, rec.text, rec.len, 0)) < 0) {
+			log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,
+				strerror(-err));
+			return err;
+		}
+		rec.unwritten = false;
+		rec.written = true;
+	} else if (n && pwrite(b->intent.fd, rec.text + rec.lo, n,
+			       (off_t)rec.lo) != (ssize_t)n)
 		log_msg(LOG_WARNING, "%s/intent: progress: %s", b->state_dir,
 			strerror(errno));
 	rec.lo = rec.hi = 0;
+	return 0;
 }
 
-static void put_slot(struct broker *b, const struct step *s, char what,
-		     int kid, dev_t dev)
+static int put_slot(struct broker *b, const struct step *s, char what,
+		    int kid, dev_t dev)
 {
 	intent_mark(b, s, what, kid, dev);
-	intent_flush(b);
+	return intent_flush(b);
 }
 
 /* Progress of step s: 'S' its new mount made (h), 'D' done. */
 void intent_step(struct broker *b, const struct step *s, char what,
 		 const struct handle *h)
 {
-	put_slot(b, s, what, h ? h->kid : 0, h ? h->dev : 0);
+	(void)put_slot(b, s, what, h ? h->kid : 0, h ? h->dev : 0);
 }
 
 /* A copy about to be bound on its place (copy.c): 'P', the mount on top
  * of the place and the source's superblock, from which recovery finds
- * the copy should the broker die before the step is done. */
-void intent_pending(struct broker *b, const struct step *s, int top,
-		    dev_t dev)
+ * the copy should the broker die before the step is done; with the
+ * record, if it is the first step (intent_flush()'s errno). */
+int intent_pending(struct broker *b, const struct step *s, int top,
+		   dev_t dev)
 {
-	put_slot(b, s, 'P', top, dev);
+	return put_slot(b, s, 'P', top, dev);
 }
 
 /* Before m, which covers the place of a move, goes to its park place:
@@ -342,17 +361,20 @@ void intent_back(struct broker *b, off_t slot)
 
 /* The plan is over, saved (the state names its serial: the record is
  * left as it is, no call) or undone (its header is spoilt in place, one
- * byte that needs no room; emptied if even that fails), unless the state
- * file still lacks it. */
+ * byte that needs no room; emptied if even that fails; nothing if it
+ * was never written whole), unless the state file still lacks it. */
 void intent_end(struct broker *b, bool saved)
 {
 	int fd = b->intent.fd;
+	bool written = rec.written;
 	if (fd < 0 || b->intent.behind)
 		return;
 	free(rec.text);
 	rec.text = NULL;
 	rec.len = rec.lo = rec.hi = 0;
-	if (!saved && pwrite(fd, "-", 1, 0) != 1 && ftruncate(fd, 0) < 0)
+	rec.unwritten = rec.written = false;
+	if (!saved && written && pwrite(fd, "-", 1, 0) != 1 &&
+	    ftruncate(fd, 0) < 0)
 		log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,
 			strerror(errno));
 }
