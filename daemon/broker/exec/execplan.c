@@ -74,7 +74,13 @@ static int exec_one(struct request *r, size_t *i, char **was)
 		failed(s, *i, err);
 		return err;
 	}
-	intent_step(b, s, 'D', m ? handle_of(b, m) : NULL);
+	/* the last step's "D" is left out where its "P" or "S" tells
+	 * recovery as much (a copy found on its place, a mount made and
+	 * held): it undoes that mount as a done one, until the journal's
+	 * record names the plan, next (recover.c) */
+	if (*i + 1 < b->g.nsteps ||
+	    !(intent_marked(b, s, 'P') || intent_marked(b, s, 'S')))
+		intent_step(b, s, 'D', m ? handle_of(b, m) : NULL);
 	fault_step();
 	(*i)++;
 	return 0;

@@ -188,12 +188,10 @@ static int put_record(struct broker *b, FILE *f)
 	return err;
 }
 
-/* Before the open plan runs: its record, made, or the errno that stops
- * it (nothing done yet); written by the first intent_flush(), before
- * the first step changes anything, with the first copy's "P" when the
- * plan starts with one (a write less).  A kept plan the state file still
- * lacks is saved first: the record about to be replaced is its only
- * copy. */
+/* Before the open plan runs: its record, made (the first intent_flush()
+ * writes it, above), or the errno that stops it (nothing done yet).  A
+ * kept plan the state file still lacks is saved first: the record about
+ * to be replaced is its only copy. */
 int intent_begin(struct broker *b)
 {
 	struct intent *in = &b->intent;
@@ -258,6 +256,16 @@ void intent_mark(struct broker *b, const struct step *s, char what,
 		rec.lo = at;
 	if (at + SLOT > rec.hi)
 		rec.hi = at + SLOT;
+}
+
+/* Whether step s's slot says what ('P': a copy bound on its place that
+ * recovery finds by its place alone, recover.c). */
+bool intent_marked(const struct broker *b, const struct step *s, char what)
+{
+	size_t i = (size_t)(s - b->g.steps);
+	return rec.text && i < b->intent.nslot &&
+	       (size_t)b->intent.slot[i] < rec.len &&
+	       rec.text[b->intent.slot[i]] == what;
 }
 
 /* The record with the slots marked so far, durable, if it is not yet:

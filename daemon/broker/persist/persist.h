@@ -76,6 +76,7 @@ int intent_pending(struct broker *b, const struct step *s, int top,
 void intent_mark(struct broker *b, const struct step *s, char what,
 		 int kid, dev_t dev);
 int intent_flush(struct broker *b);
+bool intent_marked(const struct broker *b, const struct step *s, char what);
 void intent_end(struct broker *b, bool saved);
 bool plan_undoable(const struct graph *g);
 
