@@ -75,7 +75,6 @@ static int open_source(struct request *r, const struct step *s,
 		       const struct handle **sh)
 {
 	struct mount *src = mount_by_id(&r->b->g, s->src);
-	const struct named *n = r->source;
 	*sh = src ? handle_of(r->b, src) : NULL;
 	if (!*sh)
 		return -EAGAIN;
@@ -84,9 +83,7 @@ static int open_source(struct request *r, const struct step *s,
 		*fd = (*sh)->fd;
 		return 0;
 	}
-	if (n && n->fd >= 0 && n->at.m == src &&
-	    strcmp(n->at.dir, m->root) == 0) {
-		*fd = n->fd;
+	if ((*fd = named_fd(r, src, m->root, false)) >= 0) {
 		*own = false;
 		return 0;
 	}

@@ -45,8 +45,11 @@ static int move_to(struct request *r, struct mount *m, unsigned parent,
 	struct mount *p = mount_by_id(&b->g, parent), *aside[DEPTH];
 	char src[64], dst[64], *at[DEPTH], *cover = NULL;
 	off_t slot[DEPTH];
-	int to, n = 0, err;
-	while ((err = open_loc(r, p, dir, true, &to, &cover)) == -EAGAIN) {
+	/* the caller's target itself, where it is the place: borrowed */
+	int to = named_fd(r, p, dir, true), n = 0, err = 0;
+	bool own = to < 0;
+	while (own &&
+	       (err = open_loc(r, p, dir, true, &to, &cover)) == -EAGAIN) {
 		struct mount *c = n < DEPTH ? mount_at(&b->g, p, cover) : NULL;
 		if (c && handle_awake(b, c) &&   /* a sleeper wakes: expire.c */
 		    !(err = intent_aside(b, c, &slot[n])) &&
@@ -66,7 +69,8 @@ static int move_to(struct request *r, struct mount *m, unsigned parent,
 		if (mount(FDPATH(src, handle_of(b, m)->fd), FDPATH(dst, to),
 			  NULL, MS_MOVE, NULL) < 0)
 			err = -errno;
-		close(to);
+		if (own)
+			close(to);
 	}
 	while (n-- > 0) {
 		if (open_loc(r, p, at[n], true, &to, NULL) == 0) {

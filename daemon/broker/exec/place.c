@@ -19,6 +19,16 @@
 #include "hold/hold.h"
 #include "persist/persist.h"
 
+/* The caller's own lookup of place (m, dir), its target's or its
+ * source's, which the request holds until its answer: a descriptor to
+ * use without owning it (not a dup() and a close() more), or -1. */
+int named_fd(const struct request *r, const struct mount *m, const char *dir,
+	     bool target)
+{
+	const struct named *n = target ? r->target : r->source;
+	return n && n->at.m == m && strcmp(n->at.dir, dir) == 0 ? n->fd : -1;
+}
+
 /* A place (m, dir) as an O_PATH descriptor, walked from m's handle without
  * following symlinks or crossing into other mounts; a target may end on a
  * mount (the kernel mounts on the top of a stack anyway), a source may not.
@@ -28,9 +38,9 @@ int open_loc(struct request *r, struct mount *m, const char *dir,
 	     bool target, int *out, char **cover)
 {
 	struct broker *b = r->b;
-	struct named *n = target ? r->target : r->source;
-	if (n && n->at.m == m && strcmp(n->at.dir, dir) == 0) {
-		*out = dup(n->fd); /* the caller's own lookup: no second walk */
+	int named = named_fd(r, m, dir, target);
+	if (named >= 0) {
+		*out = dup(named); /* the caller's own lookup: no second walk */
 		return *out < 0 ? -errno : 0;
 	}
 	struct handle *h = handle_of(b, m);
