@@ -99,6 +99,7 @@ int stage_new(struct request *r, const char *source, const char *type,
 {
 	struct broker *b = r->b;
 	char stage[4200];
+	int root;
 	int err = newmount_make(r, source, type, ms & ~(unsigned long)
 				(MS_REMOUNT | MS_BIND | MS_MOVE | MS_REC),
 				data);
@@ -108,6 +109,10 @@ int stage_new(struct request *r, const char *source, const char *type,
 	if ((r->staged = open(stage, O_PATH | O_CLOEXEC)) < 0) {
 		err = -errno;
 		umount2(stage, MNT_DETACH);
+	} else if (fd_stat_kid(r->staged, &r->staged_st, &r->staged_kid,
+			       &root) < 0) {
+		err = -errno;
+		unstage(r);
 	}
 	return err;
 }
@@ -152,7 +157,10 @@ static int make(struct request *r, const struct step *s, struct mount *m)
 			umount2(stage, MNT_DETACH);
 		close(from);
 	}
-	if (!err && (err = handle_add(b, m, fd)) < 0) {
+	/* a NEW's status and mount id as stage_new() read them */
+	if (!err && (err = s->kind == STEP_NEW && r->staged_kid >= 0 ?
+		     handle_set(b, m, fd, r->staged_kid, &r->staged_st) :
+		     handle_add(b, m, fd)) < 0) {
 		umount2(FDPATH(src, fd), MNT_DETACH);
 		close(fd);
 	} else if (!err && (intent_step(b, s, 'S', handle_of(b, m)),
