@@ -25,6 +25,7 @@
 #ifndef LS_BROKER_H
 #define LS_BROKER_H
 
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "engine.h"
 #include "libshare_proto.h"
@@ -74,6 +75,8 @@ struct request {
 	struct peer caller;
 	const char *data;      /* the caller's mount data, for REMOUNT */
 	int staged;            /* the new mount made for a NEW, or -1 */
+	int staged_kid;        /* its mount id (-1: statx() cannot say) */
+	struct stat staged_st; /* and its status, read once (stage_new()) */
 	struct named *target, *source;
 	int *busy_kids;        /* mounts in use by some process, sorted */
 	size_t nbusy;
@@ -93,8 +96,6 @@ struct intent {
 	off_t end;             /* the record's length: asides go there */
 	bool behind;           /* a plan was kept that the state file lacks:
 				  the record holds it until a save works */
-	bool empty;            /* the file is: the next record needs no
-				  truncation first */
 };
 
 /* The state as saved, by key (stcache.c, state.c). */

@@ -26,7 +26,11 @@ setup() {
 }
 teardown() { broker_teardown; }
 
+# The broker restarts first: a record of the intent is written over the
+# last (intent.c), so the file keeps its room between plans, and only a
+# start empties it; the next request's record then needs room again.
 fill() {
+	broker_restart
 	dd if=/dev/zero of="$STATE/filler" bs=4k 2>/dev/null || true
 }
 

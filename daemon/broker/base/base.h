@@ -29,6 +29,9 @@ int fd_stat(int fd, struct stat *st); /* fstat from the cache: never
 /* and, where statx() says them, its mount id and whether it is on that
  * mount's root (each -1 where it cannot: fd_mnt_id(), fd_at_root()) */
 int fd_stat_kid(int fd, struct stat *st, int *kid, int *root);
+/* the same of dir/name, without opening it, as umount2() finds it */
+int name_stat_kid(int dir, const char *name, struct stat *st, int *kid,
+		  int *root);
 bool fd_at_root(int fd, int kid); /* on mount kid, on its root */
 bool kernel_lacks(const char *what);   /* a legacy simulation's hook */
 enum { FD_SPARE = 64 };        /* descriptors kept for serving requests */
@@ -57,6 +60,10 @@ bool fd_reached(int fd, const char *path); /* on what a walk of path reaches */
  * or the lookup's -errno; the lookup ends on the top of the stack there,
  * so a mount with anything on its root is never found this way. */
 int mount_root_open(int dir, const char *name, int kid);
+/* whether dir/name is the root of mount kid, without opening it: 1, or
+ * -ESTALE or the lookup's -errno; 0 where statx() cannot say (before
+ * Linux 5.8): mount_root_open() then */
+int mount_root_at(int dir, const char *name, int kid);
 
 /* fslearn.c: what the kernel says of a superblock */
 int fs_learn_kid(struct fs *fs, int kid);

@@ -63,13 +63,14 @@ bool fd_within(int fd, int root)
 #define STATX_KID 0U
 #endif
 
-static int stat_cached(int fd, struct stat *st, int *kid, int *root)
+static int stat_cached(int dir, const char *name, int flags, struct stat *st,
+		       int *kid, int *root)
 {
 	struct statx x;
-	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+	if (syscall(SYS_statx, dir, name, flags | AT_STATX_DONT_SYNC,
 		    STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO |
 		    STATX_KID, &x) < 0)
-		return errno == ENOSYS ? fstat(fd, st) : -1;
+		return errno == ENOSYS ? fstatat(dir, name, st, flags) : -1;
 	*st = (struct stat){
 		.st_dev = makedev(x.stx_dev_major, x.stx_dev_minor),
 		.st_ino = x.stx_ino, .st_mode = x.stx_mode,
@@ -89,7 +90,7 @@ static int stat_cached(int fd, struct stat *st, int *kid, int *root)
 int fd_stat(int fd, struct stat *st)
 {
 	int kid, root;
-	return stat_cached(fd, st, &kid, &root);
+	return stat_cached(fd, "", AT_EMPTY_PATH, st, &kid, &root);
 }
 
 /* fd_stat() and, where statx() names the mount (Linux 5.8), its id:
@@ -100,7 +101,18 @@ int fd_stat(int fd, struct stat *st)
 int fd_stat_kid(int fd, struct stat *st, int *kid, int *root)
 {
 	*kid = *root = -1;
-	return stat_cached(fd, st, kid, root);
+	return stat_cached(fd, "", AT_EMPTY_PATH, st, kid, root);
+}
+
+/* The same of dir/name, not opened: the top of what is mounted there,
+ * a symlink itself (AT_SYMLINK_NOFOLLOW), as umount2(UMOUNT_NOFOLLOW)
+ * finds it. */
+int name_stat_kid(int dir, const char *name, struct stat *st, int *kid,
+		  int *root)
+{
+	*kid = *root = -1;
+	return stat_cached(dir, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, st,
+			   kid, root);
 }
 
 /* Whether the kernel stands for one without what ("no-fuse",

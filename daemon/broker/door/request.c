@@ -54,19 +54,13 @@ static int mount_new(struct request *r, const struct caller *c, struct loc at,
 		     const char *data)
 {
 	struct broker *b = r->b;
-	struct stat st;
 	if (!type)
 		return -EINVAL;
 	int err = stage_new(r, source, type, ms, data);
 	if (err)
 		return err;
-	int kid, root;
-	if (fd_stat_kid(r->staged, &st, &kid, &root) < 0) {
-		err = -errno;
-		unstage(r);
-		return err;
-	}
-	struct fs *fs = fs_of_dev(b, st.st_dev);
+	int kid = r->staged_kid;   /* read by stage_new() */
+	struct fs *fs = fs_of_dev(b, r->staged_st.st_dev);
 	if (!fs && (fs = fs_new(&b->g, type, "")))
 		fs_learn_kid(fs, kid < 0 ? fd_mnt_id(r->staged) : kid);
 	if (!fs) {

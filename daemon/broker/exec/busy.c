@@ -9,10 +9,13 @@
  * on the mount's root) and the request's named places there.  So the probe
  * lets them go for its one call, reaches the mount through its mountpoint
  * in the parent (a directory opened from the parent's handle, which holds
- * nothing on the mount itself) and takes the handle again.  Opening and
- * closing the mount before the probe clears any mark, so the probe can
- * never be the second MNT_EXPIRE that unmounts.  A few system calls per
- * mount, whatever the number of processes (issue 10 item 4).
+ * nothing on the mount itself) and takes the handle again.  The last
+ * close of a reference of the broker's clears any mark (mntput()), and
+ * the kernel finds the mount unused only once all are closed, so the
+ * probe can never be the second MNT_EXPIRE that unmounts.  That the
+ * mountpoint leads to the mount is asked first: statx() of the name
+ * (Linux 5.8), else the mount opened there and closed.  A few system
+ * calls per mount, whatever the number of processes (issue 10 item 4).
  *
  * Where that cannot be arranged (a mount on its parent's root, one whose
  * mountpoint moved or is covered, a parent the broker cannot reach, a
@@ -178,13 +181,14 @@ static int probe(struct request *r, struct handle *h)
 		return dir;
 	fd = (size_t)snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dir,
 			      name) >= sizeof path ? -ENAMETOOLONG :
-	     mount_root_open(dir, name, h->kid);
+	     mount_root_at(dir, name, h->kid);
+	if (fd == 0 && (fd = mount_root_open(dir, name, h->kid)) >= 0)
+		close(fd);
 	if (fd < 0) {
 		if (own)
 			close(dir);
 		return fd;
 	}
-	close(fd);             /* its mntput clears a mark: no unmount below */
 	end = own_names(r, h->m, held);
 	for (struct named **n = held; n < end; n++) {
 		close((*n)->fd);

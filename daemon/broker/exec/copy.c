@@ -67,7 +67,9 @@ static int open_dir(struct request *r, struct mount *p, const char *dir,
 }
 
 /* The source of the copy m: its source's handle itself when m shows that
- * mount's whole root (*own false), else a place opened beneath it. */
+ * mount's whole root, or the caller's own source there, which the request
+ * holds until its answer (*own false: not a dup() and a close() more);
+ * else a place opened beneath it. */
 static int open_source(struct request *r, const struct step *s,
 		       const struct mount *m, int *fd, bool *own,
 		       const struct handle **sh)
@@ -79,6 +81,10 @@ static int open_source(struct request *r, const struct step *s,
 	*own = strcmp(m->root, src->root) != 0;
 	if (!*own) {
 		*fd = (*sh)->fd;
+		return 0;
+	}
+	if ((*fd = named_fd(r, src, m->root, false)) >= 0) {
+		*own = false;
 		return 0;
 	}
 	return open_loc(r, src, m->root, false, fd, NULL);
@@ -206,8 +212,8 @@ int copy_bind(struct request *r, const struct step *s)
 	struct copy c;
 	if (copy_prepare(r, s, &c) < 0)
 		return -EAGAIN;
-	intent_pending(r->b, s, c.top, c.sh->dev);
-	int err = copy_make(r, &c);
+	/* the record itself with the "P" of a plan's first step */
+	int err = intent_pending(r->b, s, c.top, c.sh->dev) ?: copy_make(r, &c);
 	copy_release(&c);
 	return err;
 }

@@ -45,8 +45,11 @@ static int move_to(struct request *r, struct mount *m, unsigned parent,
 	struct mount *p = mount_by_id(&b->g, parent), *aside[DEPTH];
 	char src[64], dst[64], *at[DEPTH], *cover = NULL;
 	off_t slot[DEPTH];
-	int to, n = 0, err;
-	while ((err = open_loc(r, p, dir, true, &to, &cover)) == -EAGAIN) {
+	/* the caller's target itself, where it is the place: borrowed */
+	int to = named_fd(r, p, dir, true), n = 0, err = 0;
+	bool own = to < 0;
+	while (own &&
+	       (err = open_loc(r, p, dir, true, &to, &cover)) == -EAGAIN) {
 		struct mount *c = n < DEPTH ? mount_at(&b->g, p, cover) : NULL;
 		if (c && handle_awake(b, c) &&   /* a sleeper wakes: expire.c */
 		    !(err = intent_aside(b, c, &slot[n])) &&
@@ -66,7 +69,8 @@ static int move_to(struct request *r, struct mount *m, unsigned parent,
 		if (mount(FDPATH(src, handle_of(b, m)->fd), FDPATH(dst, to),
 			  NULL, MS_MOVE, NULL) < 0)
 			err = -errno;
-		close(to);
+		if (own)
+			close(to);
 	}
 	while (n-- > 0) {
 		if (open_loc(r, p, at[n], true, &to, NULL) == 0) {
@@ -95,6 +99,7 @@ int stage_new(struct request *r, const char *source, const char *type,
 {
 	struct broker *b = r->b;
 	char stage[4200];
+	int root;
 	int err = newmount_make(r, source, type, ms & ~(unsigned long)
 				(MS_REMOUNT | MS_BIND | MS_MOVE | MS_REC),
 				data);
@@ -104,6 +109,10 @@ int stage_new(struct request *r, const char *source, const char *type,
 	if ((r->staged = open(stage, O_PATH | O_CLOEXEC)) < 0) {
 		err = -errno;
 		umount2(stage, MNT_DETACH);
+	} else if (fd_stat_kid(r->staged, &r->staged_st, &r->staged_kid,
+			       &root) < 0) {
+		err = -errno;
+		unstage(r);
 	}
 	return err;
 }
@@ -130,7 +139,8 @@ static int make(struct request *r, const struct step *s, struct mount *m)
 	if (s->kind == STEP_BIND && s->parent &&
 	    (err = copy_bind(r, s)) != -EAGAIN)
 		return err;
-	err = 0;
+	if ((err = intent_flush(b)))   /* the record, before the staging */
+		return err;
 	if (s->kind == STEP_NEW) {
 		fd = r->staged;
 		r->staged = -1;
@@ -147,7 +157,10 @@ static int make(struct request *r, const struct step *s, struct mount *m)
 			umount2(stage, MNT_DETACH);
 		close(from);
 	}
-	if (!err && (err = handle_add(b, m, fd)) < 0) {
+	/* a NEW's status and mount id as stage_new() read them */
+	if (!err && (err = s->kind == STEP_NEW && r->staged_kid >= 0 ?
+		     handle_set(b, m, fd, r->staged_kid, &r->staged_st) :
+		     handle_add(b, m, fd)) < 0) {
 		umount2(FDPATH(src, fd), MNT_DETACH);
 		close(fd);
 	} else if (!err && (intent_step(b, s, 'S', handle_of(b, m)),

@@ -34,6 +34,8 @@ void exec_drop_parks(struct broker *b);
 int place_path(struct broker *b, const char *base, bool file,
 	       char *buf, size_t size, uint64_t seq);
 void drop_place(const char *base, const struct mount *m);
+int named_fd(const struct request *r, const struct mount *m, const char *dir,
+	     bool target);
 int open_loc(struct request *r, struct mount *m, const char *dir,
 	     bool target, int *out, char **cover);
 int ns_place(struct broker *b, struct mount *m);

@@ -65,12 +65,22 @@ static int exec_one(struct request *r, size_t *i, char **was)
 	const struct step *s = &b->g.steps[*i];
 	struct mount *m = mount_by_id(&b->g, s->mnt);
 	was[*i] = where(b, s);
-	int err = exec_step(r, s);
+	/* the record before the step, unless a copy's "P" brings it (make()
+	 * writes it if the copy goes the staged way) */
+	int err = s->kind == STEP_BIND && s->parent ? 0 : intent_flush(b);
+	if (!err)
+		err = exec_step(r, s);
 	if (err) {
 		failed(s, *i, err);
 		return err;
 	}
-	intent_step(b, s, 'D', m ? handle_of(b, m) : NULL);
+	/* the last step's "D" is left out where its "P" or "S" tells
+	 * recovery as much (a copy found on its place, a mount made and
+	 * held): it undoes that mount as a done one, until the journal's
+	 * record names the plan, next (recover.c) */
+	if (*i + 1 < b->g.nsteps ||
+	    !(intent_marked(b, s, 'P') || intent_marked(b, s, 'S')))
+		intent_step(b, s, 'D', m ? handle_of(b, m) : NULL);
 	fault_step();
 	(*i)++;
 	return 0;
@@ -152,7 +162,9 @@ static int make_batch(struct request *r, struct copy *c, size_t n,
 	int err = 0;
 	for (size_t k = 0; k < n; k++)
 		intent_mark(b, c[k].s, 'P', c[k].top, c[k].sh->dev);
-	intent_flush(b);
+	*made = 0;
+	if ((err = intent_flush(b)))   /* the record, if it is the first */
+		return err;
 	for (*made = 0; *made < n && !(err = copy_make(r, &c[*made])); )
 		if (++*made < n)
 			fault_step();
@@ -204,7 +216,7 @@ int exec_plan(struct request *r)
 	size_t i = 0, n;
 	while (!err && i < g->nsteps)
 		if ((n = umount_run(b, i)) > 1)
-			err = exec_umounts(r, &i, n);
+			err = intent_flush(b) ?: exec_umounts(r, &i, n);
 		else if ((err = exec_copies(r, &i)) == -EAGAIN)
 			err = exec_one(r, &i, was);
 	if (err && was)            /* step i failed: undo [0, i) */
@@ -296,6 +308,6 @@ int apply_plan(struct request *r, int err)
 	else
 		exec_commit(b);
 	if (recorded)
-		intent_end(b);
+		intent_end(b, !err);
 	return err;
 }

@@ -19,18 +19,49 @@
 #include "hold/hold.h"
 #include "persist/persist.h"
 
+/* The caller's own lookup of place (m, dir), its target's or its
+ * source's, which the request holds until its answer: a descriptor to
+ * use without owning it (not a dup() and a close() more), or -1. */
+int named_fd(const struct request *r, const struct mount *m, const char *dir,
+	     bool target)
+{
+	const struct named *n = target ? r->target : r->source;
+	return n && n->at.m == m && strcmp(n->at.dir, dir) == 0 ? n->fd : -1;
+}
+
+/* One step of open_loc()'s walk: name opened beneath *cur, which is
+ * closed unless it is keep (the handle); -ELOOP for a symlink (swapped
+ * in since the lookup), -EIO for another mount where mount kid is wanted
+ * (covered: out of reach).  Status and mount id in one statx() where
+ * the kernel says the id (Linux 5.8). */
+static int walk_step(int *cur, int keep, const char *name, bool on, int kid)
+{
+	struct stat st;
+	int id, root, fd = openat(*cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int err = fd < 0 ? -errno : 0;
+	if (*cur != keep)
+		close(*cur);
+	*cur = fd;
+	if (err || fd_stat_kid(fd, &st, &id, &root) < 0)
+		return err ? err : -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	return on && (id < 0 ? fd_mnt_id(fd) : id) != kid ? -EIO : 0;
+}
+
 /* A place (m, dir) as an O_PATH descriptor, walked from m's handle without
  * following symlinks or crossing into other mounts; a target may end on a
  * mount (the kernel mounts on the top of a stack anyway), a source may not.
  * A target that another mount covers on the way gives -EAGAIN and, in
- * *cover, the directory of m where that mount sits (see move_to()). */
+ * *cover, the directory of m where that mount sits (see move_to()).  The
+ * walk starts at the handle itself, a dup() of it only for m's root. */
 int open_loc(struct request *r, struct mount *m, const char *dir,
 	     bool target, int *out, char **cover)
 {
 	struct broker *b = r->b;
-	struct named *n = target ? r->target : r->source;
-	if (n && n->at.m == m && strcmp(n->at.dir, dir) == 0) {
-		*out = dup(n->fd); /* the caller's own lookup: no second walk */
+	int named = named_fd(r, m, dir, target);
+	if (named >= 0) {
+		*out = dup(named); /* the caller's own lookup: no second walk */
 		return *out < 0 ? -errno : 0;
 	}
 	struct handle *h = handle_of(b, m);
@@ -39,8 +70,8 @@ int open_loc(struct request *r, struct mount *m, const char *dir,
 		return -EIO;
 	}
 	const char *rel = strcmp(m->root, "/") == 0 ? dir : dir + strlen(m->root);
-	int cur = dup(h->fd), err = 0;
-	while (cur >= 0 && !err) {
+	int cur = h->fd, err = cur < 0 ? -EBADF : 0;
+	while (!err) {
 		while (*rel == '/')
 			rel++;
 		if (!*rel)
@@ -55,29 +86,22 @@ int open_loc(struct request *r, struct mount *m, const char *dir,
 		name[len] = '\0';
 		rel += len;
 		bool last = !rel[strspn(rel, "/")];
-		int fd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		struct stat st;
-		close(cur);
-		cur = fd;
-		if (fd < 0 || fd_stat(fd, &st) < 0)
-			err = -errno;
-		else if (S_ISLNK(st.st_mode))
-			err = -ELOOP;  /* swapped in since the lookup */
-		else if (!(last && target) && fd_mnt_id(fd) != h->kid)
-			err = -EIO;    /* covered: out of reach */
+		err = walk_step(&cur, h->fd, name, !(last && target), h->kid);
 		if (err == -EIO && target && cover) {
 			*cover = strndup(dir, (size_t)(rel - dir));
 			err = *cover ? -EAGAIN : -ENOMEM;
 		}
 	}
-	if (cur < 0)
-		return err ? err : -errno;
-	if (err) {
+	if (!err && cur == h->fd && (cur = dup(h->fd)) < 0)
+		return -errno;     /* m's root itself */
+	if (err && cur >= 0) {
 		if (err != -EAGAIN)
 			log_msg(LOG_WARNING, "mount %u: %s is out of reach", m->id, dir);
-		close(cur);
-		return err;
+		if (cur != h->fd)
+			close(cur);
 	}
+	if (err)
+		return err;
 	*out = cur;
 	return 0;
 }

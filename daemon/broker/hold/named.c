@@ -181,17 +181,31 @@ bool names_fresh(const struct broker *b, struct loc at)
 	return fresh;
 }
 
+/* The directory rel below the root of the mount held by dir, as
+ * roots_fresh() last read it: a fan-out's receivers mostly ask of one. */
+struct rootmemo {
+	int dir;
+	const char *rel;       /* NULL: nothing read yet */
+	bool found;
+	struct stat st;
+};
+
 /* Whether the directory rel below the root of the mount held by dir is
- * the root of the mount held by fd. */
-static bool root_is(int dir, const char *rel, int fd)
+ * the root of the mount held by fd: a statx() of rel (not opened, no
+ * symlink followed), once for the receivers that ask of the same, and
+ * one of fd. */
+static bool root_is(int dir, const char *rel, int fd, struct rootmemo *memo)
 {
-	struct stat a, b;
-	int at = openat(dir, *rel ? rel : ".", O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	bool same = at >= 0 && fd_stat(at, &a) == 0 && fd_stat(fd, &b) == 0 &&
-		    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-	if (at >= 0)
-		close(at);
-	return same;
+	struct stat b;
+	int kid, root;
+	if (!memo->rel || memo->dir != dir || strcmp(memo->rel, rel) != 0) {
+		memo->dir = dir;
+		memo->rel = rel;
+		memo->found = name_stat_kid(dir, *rel ? rel : ".", &memo->st,
+					    &kid, &root) == 0;
+	}
+	return memo->found && fd_stat(fd, &b) == 0 &&
+	       memo->st.st_dev == b.st_dev && memo->st.st_ino == b.st_ino;
 }
 
 /* Whether the roots of the mounts m propagates to are where the graph
@@ -204,6 +218,7 @@ static bool root_is(int dir, const char *rel, int fd)
 bool roots_fresh(const struct broker *b, struct mount *m)
 {
 	const struct handle *hm = m->group ? handle_known(b, m) : NULL;
+	struct rootmemo memo = { .rel = NULL };
 	bool fresh = true;
 	if (!hm || hm->fd < 0)
 		return true;
@@ -214,10 +229,12 @@ bool roots_fresh(const struct broker *b, struct mount *m)
 			continue;
 		if (dir_under(r->root, m->root))
 			fresh = root_is(hm->fd, r->root + strlen(m->root) +
-					(strcmp(m->root, "/") != 0), hr->fd);
+					(strcmp(m->root, "/") != 0), hr->fd,
+					&memo);
 		else if (dir_under(m->root, r->root))
 			fresh = root_is(hr->fd, m->root + strlen(r->root) +
-					(strcmp(r->root, "/") != 0), hm->fd);
+					(strcmp(r->root, "/") != 0), hm->fd,
+					&memo);
 	}
 	return fresh;
 }

@@ -11,9 +11,10 @@
 
 struct broker;
 
-/* SIGTERM and SIGINT stop the server loop; SIGHUP calls reload(b) and
- * SIGUSR1 writes the mount tree to the log, both between two requests
- * (admin_tick), never inside one. */
+/* SIGTERM and SIGINT stop the server loop; SIGHUP calls reload(b),
+ * SIGUSR1 writes the mount tree to the log and SIGCHLD has the holder
+ * looked at (holder_check()), all between two requests (admin_tick),
+ * never inside one. */
 void signals_init(struct broker *b, void (*reload)(struct broker *));
 /* What the signals since the last call asked for; server_loop is handed it
  * and calls it each time round. */

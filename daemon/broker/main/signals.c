@@ -13,6 +13,9 @@
 static struct broker *the_broker;
 static void (*on_reload)(struct broker *);
 static volatile sig_atomic_t hup, usr1;
+/* a child ended: the holder, maybe (holder_check()); 1 at first, for one
+ * that ended before the handler was there */
+static volatile sig_atomic_t chld = 1;
 
 static void on_signal(int sig)
 {
@@ -20,6 +23,8 @@ static void on_signal(int sig)
 		hup = 1;
 	else if (sig == SIGUSR1)
 		usr1 = 1;
+	else if (sig == SIGCHLD)
+		chld = 1;
 	else
 		the_broker->stop = true;
 }
@@ -35,6 +40,10 @@ void signals_init(struct broker *b, void (*reload)(struct broker *))
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
+	/* SA_RESTART: a mount's staging child (newmount.c) ends inside a
+	 * request, whose calls go on; poll() returns all the same */
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -63,7 +72,11 @@ static void dump_tree(struct broker *b)
 
 void admin_tick(struct broker *b)
 {
-	holder_check(b);
+	/* a wait4() only when a child ended, not one a request */
+	if (chld) {
+		chld = 0;      /* first: one that ends meanwhile is seen */
+		holder_check(b);
+	}
 	if (hup) {
 		hup = 0;
 		on_reload(b);

@@ -17,12 +17,23 @@
  * A plan that cannot be undone (it unmounts) also carries what it
  * changes in the saved state ("delta", then the journal's operations
  * with "= ", stcache.c): as large as the change, not as the graph.
- * The last line is "end": a record without it was cut short before any
- * step ran.  After it, one line is appended for every mount the
- * executor moves aside for the time of a move (exec.c, move_to()),
- * before it goes:
+ * The last line is "end <serial>", the header's serial again: a record
+ * without it was cut short before any step ran.  After it, one line is
+ * appended for every mount the executor moves aside for the time of a
+ * move (exec.c, move_to()), before it goes:
  *     aside <kid> <major:minor> <P|B> <was> <to>
- * P while it is away, B once it is back (written in place).
+ * P while it is away, B once it is back (written in place).  A NUL ends
+ * the record and each aside appended.
+ *
+ * The file is not emptied between plans: a record goes by being written
+ * over.  The NUL hides what an older, longer record left after it; a
+ * write cut short shows the new header over the old record's tail, whose
+ * "end" names another serial: cut short (recover.c).  A plan kept and
+ * saved needs nothing more, the state names its serial (recover.c); one
+ * undone has the first byte of its header overwritten ("-").  The
+ * record is written whole before the first step changes anything, by
+ * the first intent_flush(): a plan that starts with a copy bound on its
+ * place writes it with that copy's "P" (or a batch's), one write.
  *
  * Durable means written to the file: the kernel keeps a write() across
  * the broker's death.  There is no fsync: a machine that crashes loses
@@ -59,6 +70,8 @@ static struct {
 	char *text;
 	size_t len;
 	size_t lo, hi;         /* the span changed since the last flush */
+	bool unwritten;        /* not yet: with the first flush */
+	bool written;          /* whole, in the file */
 } rec;
 
 /* Where a moved mount is when step i runs: where an earlier step of the
@@ -167,16 +180,18 @@ static int put_record(struct broker *b, FILE *f)
 		fputs("delta\n", f);
 		err = put_delta(b, f);
 	}
-	fputs("end\n", f);
+	fprintf(f, "end %llu\n", b->intent.serial);
+	fputc('\0', f);           /* what an older record left is not read */
 	for (size_t i = 0; i < g->nsteps; i++)
 		free(to[i]);
 	free(to);
 	return err;
 }
 
-/* Before the open plan runs: its record, durable, or the errno that
- * stops it (nothing done yet).  A kept plan the state file still lacks
- * is saved first: the record about to be replaced is its only copy. */
+/* Before the open plan runs: its record, made (the first intent_flush()
+ * writes it, above), or the errno that stops it (nothing done yet).  A
+ * kept plan the state file still lacks is saved first: the record about
+ * to be replaced is its only copy. */
 int intent_begin(struct broker *b)
 {
 	struct intent *in = &b->intent;
@@ -206,16 +221,13 @@ int intent_begin(struct broker *b)
 	err = put_record(b, f);
 	if (fclose(f) != 0)
 		err = err ?: -ENOMEM;
-	if (!err && !in->empty && ftruncate(in->fd, 0) < 0)
-		err = -errno;
-	in->empty = false;
-	if (!err && (err = save_put(in->fd, text, len, 0)))
-		intent_end(b);         /* a half record: nothing to recover */
-	in->end = err ? 0 : (off_t)len;
+	in->end = err ? 0 : (off_t)len - 1;  /* asides go on the NUL */
 	free(rec.text);            /* kept for the slots (intent_mark()) */
 	rec.text = err ? NULL : text;
 	rec.len = err ? 0 : len;
 	rec.lo = rec.hi = 0;
+	rec.unwritten = !err;
+	rec.written = false;
 	if (err) {
 		free(text);
 		log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,
@@ -246,41 +258,64 @@ void intent_mark(struct broker *b, const struct step *s, char what,
 		rec.hi = at + SLOT;
 }
 
-/* The slots marked since the last flush, in one write: the bytes
- * between them are the record's own, written again as they are. */
-void intent_flush(struct broker *b)
+/* Whether step s's slot says what ('P': a copy bound on its place that
+ * recovery finds by its place alone, recover.c). */
+bool intent_marked(const struct broker *b, const struct step *s, char what)
+{
+	size_t i = (size_t)(s - b->g.steps);
+	return rec.text && i < b->intent.nslot &&
+	       (size_t)b->intent.slot[i] < rec.len &&
+	       rec.text[b->intent.slot[i]] == what;
+}
+
+/* The record with the slots marked so far, durable, if it is not yet:
+ * over the last record, without emptying the file first (a write cut
+ * short leaves no "end" with our serial, above); its errno stops the
+ * plan, nothing done.  Else the slots marked since the last flush, in
+ * one write: the bytes between them are the record's own, written again
+ * as they are (a failure is only said: they need no room). */
+int intent_flush(struct broker *b)
 {
 	size_t n = rec.hi - rec.lo;
-	if (!n)
-		return;
-	if (pwrite(b->intent.fd, rec.text + rec.lo, n, (off_t)rec.lo) !=
-	    (ssize_t)n)
+	int err;
+	if (rec.unwritten) {
+		if ((err = save_put(b->intent.fd, rec.text, rec.len, 0)) < 0) {
+			log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,
+				strerror(-err));
+			return err;
+		}
+		rec.unwritten = false;
+		rec.written = true;
+	} else if (n && pwrite(b->intent.fd, rec.text + rec.lo, n,
+			       (off_t)rec.lo) != (ssize_t)n)
 		log_msg(LOG_WARNING, "%s/intent: progress: %s", b->state_dir,
 			strerror(errno));
 	rec.lo = rec.hi = 0;
+	return 0;
 }
 
-static void put_slot(struct broker *b, const struct step *s, char what,
-		     int kid, dev_t dev)
+static int put_slot(struct broker *b, const struct step *s, char what,
+		    int kid, dev_t dev)
 {
 	intent_mark(b, s, what, kid, dev);
-	intent_flush(b);
+	return intent_flush(b);
 }
 
 /* Progress of step s: 'S' its new mount made (h), 'D' done. */
 void intent_step(struct broker *b, const struct step *s, char what,
 		 const struct handle *h)
 {
-	put_slot(b, s, what, h ? h->kid : 0, h ? h->dev : 0);
+	(void)put_slot(b, s, what, h ? h->kid : 0, h ? h->dev : 0);
 }
 
 /* A copy about to be bound on its place (copy.c): 'P', the mount on top
  * of the place and the source's superblock, from which recovery finds
- * the copy should the broker die before the step is done. */
-void intent_pending(struct broker *b, const struct step *s, int top,
-		    dev_t dev)
+ * the copy should the broker die before the step is done; with the
+ * record, if it is the first step (intent_flush()'s errno). */
+int intent_pending(struct broker *b, const struct step *s, int top,
+		   dev_t dev)
 {
-	put_slot(b, s, 'P', top, dev);
+	return put_slot(b, s, 'P', top, dev);
 }
 
 /* Before m, which covers the place of a move, goes to its park place:
@@ -306,6 +341,7 @@ int intent_aside(struct broker *b, const struct mount *m, off_t *slot)
 		put_path(f, was);
 		put_path(f, to);
 		fputc('\n', f);
+		fputc('\0', f);
 		if (fclose(f) != 0)
 			err = -ENOMEM;
 	}
@@ -313,7 +349,7 @@ int intent_aside(struct broker *b, const struct mount *m, off_t *slot)
 	if (!err && n != (ssize_t)len)
 		err = n < 0 ? -errno : -ENOSPC;
 	if (!err)
-		in->end += (off_t)len;
+		in->end += (off_t)len - 1;
 	else
 		log_msg(LOG_WARNING, "%s/intent: aside: %s", b->state_dir,
 			strerror(-err));
@@ -331,17 +367,22 @@ void intent_back(struct broker *b, off_t slot)
 			strerror(errno));
 }
 
-/* The plan is over (kept and saved, or undone): its record goes, unless
- * the state file still lacks it. */
-void intent_end(struct broker *b)
+/* The plan is over, saved (the state names its serial: the record is
+ * left as it is, no call) or undone (its header is spoilt in place, one
+ * byte that needs no room; emptied if even that fails; nothing if it
+ * was never written whole), unless the state file still lacks it. */
+void intent_end(struct broker *b, bool saved)
 {
-	if (b->intent.fd < 0 || b->intent.behind)
+	int fd = b->intent.fd;
+	bool written = rec.written;
+	if (fd < 0 || b->intent.behind)
 		return;
 	free(rec.text);
 	rec.text = NULL;
 	rec.len = rec.lo = rec.hi = 0;
-	b->intent.empty = ftruncate(b->intent.fd, 0) == 0;
-	if (!b->intent.empty)
+	rec.unwritten = rec.written = false;
+	if (!saved && written && pwrite(fd, "-", 1, 0) != 1 &&
+	    ftruncate(fd, 0) < 0)
 		log_msg(LOG_WARNING, "%s/intent: %s", b->state_dir,
 			strerror(errno));
 }

@@ -71,12 +71,13 @@ void intent_step(struct broker *b, const struct step *s, char what,
 		 const struct handle *h);
 int intent_aside(struct broker *b, const struct mount *m, off_t *slot);
 void intent_back(struct broker *b, off_t slot);
-void intent_pending(struct broker *b, const struct step *s, int top,
-		    dev_t dev);
+int intent_pending(struct broker *b, const struct step *s, int top,
+		   dev_t dev);
 void intent_mark(struct broker *b, const struct step *s, char what,
 		 int kid, dev_t dev);
-void intent_flush(struct broker *b);
-void intent_end(struct broker *b);
+int intent_flush(struct broker *b);
+bool intent_marked(const struct broker *b, const struct step *s, char what);
+void intent_end(struct broker *b, bool saved);
 bool plan_undoable(const struct graph *g);
 
 /* recover.c, recmove.c */

@@ -117,7 +117,19 @@ static int parse_aside(char *line, struct record *r)
 	return -ENOMEM;
 }
 
-/* The record in text; -EINVAL for one cut short (no "end"). */
+/* Whether line ends the record of serial n: "end n" (intent.c), or
+ * "end" alone as records were before they were written over. */
+static bool ends(const char *line, unsigned long long n)
+{
+	unsigned long long m;
+	char c;
+	return strcmp(line, "end") == 0 ||
+	       (sscanf(line, "end %llu%c", &m, &c) == 1 && m == n);
+}
+
+/* The record in text, up to its NUL; -EINVAL for one cut short (no
+ * "end" with its serial: written over an older one, the older one's
+ * is another) or undone (its header spoilt, intent_end()). */
 static int parse(char *text, struct record *r)
 {
 	char *save = NULL, *line = strtok_r(text, "\n", &save);
@@ -131,7 +143,7 @@ static int parse(char *text, struct record *r)
 		return -ENOMEM;
 	r->delta[0] = '\0';
 	while (!end && (line = strtok_r(NULL, "\n", &save))) {
-		if (strcmp(line, "end") == 0)
+		if (ends(line, r->serial))
 			end = true;
 		else if (strcmp(line, "delta") == 0)
 			delta = true;
@@ -311,7 +323,9 @@ int intent_recover(struct broker *b)
 	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int err = fd < 0 ? -errno : 0;
 	char *text = fd >= 0 ? slurp(fd) : NULL;
-	if (text && parse(text, &r) < 0)
+	if (text && text[0] == '-')   /* intent_end() */
+		log_msg(LOG_INFO, "%s: the last plan was undone", path);
+	else if (text && parse(text, &r) < 0)
 		log_msg(LOG_INFO, "%s: a record cut short before its plan "
 			"ran: nothing to recover", path);
 	else if (text && state_plan(b) == r.serial)
