@@ -25,8 +25,8 @@ static void on_signal(int sig)
 		usr1 = 1;
 	else if (sig == SIGCHLD)
 		chld = 1;
-	else
-		the_broker->stop = true;
+	else           /* read by every serving thread (door/loop.c) */
+		__atomic_store_n(&the_broker->stop, true, __ATOMIC_RELAXED);
 }
 
 void signals_init(struct broker *b, void (*reload)(struct broker *))
