@@ -38,6 +38,9 @@ struct tabfile {               /* one open table */
 				  0: later offsets continue it, so a parse
 				  in many reads sees one table */
 	size_t nsnap;
+	bool fresh;            /* snap was made at open, at gen, and no
+				  read has taken it yet */
+	uint64_t gen;
 	UT_hash_handle hh;
 };
 
@@ -56,10 +59,15 @@ struct fusetab {
 	bool thread;           /* the FUSE thread runs (and holds this) */
 	pthread_mutex_t lock;
 	uint64_t event;        /* changes of the table so far */
+	uint64_t gen;          /* what may have changed any rendering so
+				  far: each request, each event */
 	uint64_t next_fh;
 	struct tabfile *files;
 	struct tabfile *pending; /* the main thread's open in flight */
 	struct tabread *reads, **tail;
+	struct tabfile last;   /* the main thread's own, unlocked: its last
+				  rendering (snap), of which root, at which
+				  gen (tabserve.c render()) */
 };
 
 int fuse_send(struct fusetab *t, uint64_t unique, int err, const void *p,

@@ -33,12 +33,67 @@ static unsigned held_by(struct fusetab *t, uid_t uid)
 	return n;
 }
 
+/* The table as f's root sees it now; "" when that mount is gone. */
+static char *draw(struct broker *b, const struct tabfile *f, size_t *n)
+{
+	struct handle *h;
+	char *text = NULL;
+	FILE *out = open_memstream(&text, n);
+	if (!out)
+		return NULL;
+	HASH_FIND(hh, b->by_seq, &f->seq, sizeof f->seq, h);
+	if (h) {
+		struct loc root = { h->m, f->dir, f->file_root };
+		(f->info ? render_mountinfo : render_mounts)(&b->g, h->m->ns, root,
+							     out);
+	}
+	return fclose(out) == 0 ? text : (free(text), NULL);
+}
+
+static bool same_root(const struct tabfile *a, const struct tabfile *b)
+{
+	return a->seq == b->seq && a->info == b->info &&
+	       a->file_root == b->file_root && a->dir && b->dir &&
+	       strcmp(a->dir, b->dir) == 0;
+}
+
+/* draw(), or a copy of the last rendering when it was of the same root
+ * and nothing that could change it has happened since (t->gen, which
+ * only the main thread changes): a table is drawn once per change, not
+ * once per read. */
+static char *render(struct broker *b, const struct tabfile *f, size_t *n)
+{
+	struct tabfile *last = &b->tab->last;
+	char *text, *keep, *dir;
+	if (last->snap && last->gen == b->tab->gen && same_root(last, f)) {
+		if ((text = malloc(last->nsnap + 1)))
+			memcpy(text, last->snap, (*n = last->nsnap) + 1);
+		return text;
+	}
+	if (!(text = draw(b, f, n)))
+		return NULL;
+	if ((keep = malloc(*n + 1)) && (dir = strdup(f->dir))) {
+		free(last->snap);
+		free(last->dir);
+		*last = (struct tabfile){ .seq = f->seq, .dir = dir,
+			.file_root = f->file_root, .info = f->info,
+			.gen = b->tab->gen, .snap = memcpy(keep, text, *n + 1),
+			.nsnap = *n };
+	} else {
+		free(keep);
+	}
+	return text;
+}
+
 /* A descriptor of the table for root, opened on the broker's filesystem:
  * the FUSE thread's OPEN takes the announced tabfile (fusetab.c do_open).
  * The root is kept as the graph's mount and directory, not as a
  * descriptor: one held by the broker would make the kernel refuse its own
- * umount of that mount (EBUSY).  One unprivileged uid holds at most
- * TABLES_MAX. */
+ * umount of that mount (EBUSY).  The table is rendered now, while the
+ * main thread has the graph at hand, for the FUSE thread to answer the
+ * first read with unless something changed first (fusetab_touched()): a
+ * read then costs no trip through the main thread.  One unprivileged uid
+ * holds at most TABLES_MAX. */
 int fusetab_open(struct broker *b, struct loc root, bool info, uid_t uid,
 		 int *pass)
 {
@@ -58,7 +113,10 @@ int fusetab_open(struct broker *b, struct loc root, bool info, uid_t uid,
 	f->seq = root.m->seq;
 	f->file_root = root.file;
 	f->info = info;
+	f->snap = render(b, f, &f->nsnap);
 	pthread_mutex_lock(&t->lock);
+	f->fresh = f->snap != NULL;
+	f->gen = t->gen;
 	t->pending = f;
 	pthread_mutex_unlock(&t->lock);
 	fd = openat(t->root, info ? "mountinfo" : "mounts", O_RDONLY | O_CLOEXEC);
@@ -76,23 +134,6 @@ int fusetab_open(struct broker *b, struct loc root, bool info, uid_t uid,
 	if (!err)
 		*pass = fd;
 	return err;
-}
-
-/* The table as f's root sees it now; "" when that mount is gone. */
-static char *render(struct broker *b, const struct tabfile *f, size_t *n)
-{
-	struct handle *h;
-	char *text = NULL;
-	FILE *out = open_memstream(&text, n);
-	if (!out)
-		return NULL;
-	HASH_FIND(hh, b->by_seq, &f->seq, sizeof f->seq, h);
-	if (h) {
-		struct loc root = { h->m, f->dir, f->file_root };
-		(f->info ? render_mountinfo : render_mounts)(&b->g, h->m->ns, root,
-							     out);
-	}
-	return fclose(out) == 0 ? text : (free(text), NULL);
 }
 
 /* The next waiting read, and a copy of what its file renders (its dir
@@ -132,6 +173,7 @@ static void serve_reads(struct broker *b)
 			free(f->snap);
 			f->snap = text;
 			f->nsnap = n;
+			f->fresh = false;
 			text = NULL;
 			reply_slice(t, r, f);
 		} else {
@@ -157,11 +199,25 @@ void fusetab_changed(struct broker *b)
 		return;
 	pthread_mutex_lock(&t->lock);
 	t->event++;
+	t->gen++;
 	for (struct tabfile *f = t->files; f; f = f->hh.next)
 		if (f->kh) {
 			struct fuse_notify_poll_wakeup_out o = { f->kh };
 			fuse_send(t, 0, FUSE_NOTIFY_POLL, &o, sizeof o, NULL, 0);
 		}
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* A request is about to be served: whatever it changes, a rendering made
+ * before it may no longer be what a read would render (a propagation
+ * change, for one, is no event).  Opens rendered from here on are not. */
+void fusetab_touched(struct broker *b)
+{
+	struct fusetab *t = b->tab;
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->gen++;
 	pthread_mutex_unlock(&t->lock);
 }
 
