@@ -321,6 +321,8 @@ int policy_serve(struct request *r, uint16_t op, uint64_t arg,
 	if (op != LS_OP_MOUNTTABLE)  /* renderings made before are stale */
 		fusetab_touched(b);
 	err = w->serve(r, arg, f, a);
+	if (op != LS_OP_MOUNTTABLE)  /* and those drawn while it ran */
+		fusetab_touched(b);
 	if (table_changed(b))      /* the broker's own changes: the kernel's */
 		fusetab_changed(b);  /* event is taken, every table is told */
 	return err;
