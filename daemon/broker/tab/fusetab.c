@@ -181,8 +181,8 @@ static void do_read(struct fusetab *t, const struct fuse_in_header *h,
 	int err = 0;
 	pthread_mutex_lock(&t->lock);
 	f = n >= sizeof *in ? tabfile_of(t, in->fh) : NULL;
-	if (!f || h->pid == (uint32_t)t->opener) {
-		err = f ? -EIO : -EBADF;
+	if (!f || h->pid == (uint32_t)t->opener || !f->dir) {
+		err = f ? -EIO : -EBADF;   /* !dir: a spare, no caller's */
 	} else if (answers(t, f, in->offset)) {
 		struct tabread now = { h->unique, in->fh, in->offset, in->size,
 					 NULL };
@@ -340,7 +340,7 @@ void fusetab_start(struct broker *b)
 		pthread_mutex_init(&t->lock, NULL);
 		t->tail = &t->reads;
 		t->opener = getpid();      /* main thread: its tid is the pid */
-		t->root = -1;
+		t->root = t->spare[0] = t->spare[1] = -1;
 		if ((t->dev = open_fuse()) < 0 ||
 		    pipe2(t->wake, O_CLOEXEC | O_NONBLOCK) < 0)
 			err = -errno;

@@ -65,9 +65,14 @@ struct fusetab {
 	struct tabfile *files;
 	struct tabfile *pending; /* the main thread's open in flight */
 	struct tabread *reads, **tail;
-	struct tabfile last;   /* the main thread's own, unlocked: its last
-				  rendering (snap), of which root, at which
-				  gen (tabserve.c render()) */
+	/* the main thread's own, unlocked */
+	struct tabfile last;   /* its last rendering (snap), of which root,
+				  at which gen (tabserve.c render()) */
+	int spare[2];          /* a descriptor of mounts [0] and of
+				  mountinfo [1] opened ahead, or -1 */
+	struct tabfile *spare_f[2];  /* theirs, with no root yet */
+	bool spare_failed;     /* no more tries until a table is served */
+	bool flush_off;        /* the kernel sends no FLUSH any more */
 };
 
 int fuse_send(struct fusetab *t, uint64_t unique, int err, const void *p,
