@@ -50,7 +50,7 @@ complete_words() {
 
 @test "sharebrokerd completes every option and the values of --log" {
 	run complete_words sharebrokerd --
-	[ "$(echo $output)" = "--config --debug --foreground --help --log --max-mounts --mount-table --no-fuse --print-config --socket --state-dir --version" ]
+	[ "$(echo $output)" = "--config --debug --foreground --help --log --max-mounts --mount-table --no-fuse --print-config --socket --state-dir --threads --version" ]
 	cd "$BATS_TEST_TMPDIR"
 	run complete_words sharebrokerd --log s
 	[ "$(echo $output)" = "stderr syslog" ]

@@ -32,6 +32,8 @@ refused() {
 	refused "--max-mounts '-5': not a whole number from 1 to 4294967295" --max-mounts -5
 	refused "--max-mounts '12x': not a whole number from 1 to 4294967295" --max-mounts 12x
 	refused "--max-mounts '99999999999': not a whole number from 1 to 4294967295" --max-mounts 99999999999
+	refused "--threads '0': not a whole number from 1 to 8" --threads 0
+	refused "--threads '9': not a whole number from 1 to 8" --threads 9
 	# the table has more than 2 mounts: / and the sandbox at least
 	run start_broker --max-mounts 2
 	[ "$status" -eq 2 ]
@@ -76,6 +78,7 @@ refused() {
 	# a comment
 	socket = @from-the-file-$$
 	max-mounts = 5000   # trailing comment
+	threads = 3
 	log = $S/file.log
 	fallback = native
 	debug = yes
@@ -84,11 +87,13 @@ refused() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"socket = @from-the-file-$$"* ]]
 	[[ $output == *"max-mounts = 5000"* ]]
+	[[ $output == *"threads = 3"* ]]
 	[[ $output == *"fallback = native"* ]]
 	[[ $output == *"debug = yes"* ]]
 	# the command line (and LIBSHARE_SOCKET, its stand-in) overrides it
-	run "$SHAREBROKERD" --config "$conf" --max-mounts 6000 --print-config
+	run "$SHAREBROKERD" --config "$conf" --max-mounts 6000 --threads 1 --print-config
 	[[ $output == *"max-mounts = 6000"* ]]
+	[[ $output == *"threads = 1"* ]]
 	[[ $output == *"socket = $SOCK"* ]]
 	# a broker started with it listens where the file says
 	run env -u LIBSHARE_SOCKET "$SHAREBROKERD" --config "$conf" --state-dir "$STATE"

@@ -35,7 +35,7 @@ start_broker() {
 	t0=$(date +%s%N)
 	prof_start_broker "start_${1:-0}" "$LEGACY_SIM" "$SHAREBROKERD" \
 		--socket "$sock" --state-dir "$state" \
-		--log "$state/sharebrokerd.log" ||
+		--log "$state/sharebrokerd.log" ${BENCH_BROKER_ARGS:-} ||
 		{ echo "perf.sh: sharebrokerd did not start" >&2; return 1; }
 	t1=$(date +%s%N)
 	pid=$(broker_pid)

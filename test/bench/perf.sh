@@ -29,7 +29,8 @@
 # (where ops-bench and mounttable-bench are), SHAREBROKERD, SHARECTL,
 # LIBSHARE_SO, LEGACY_SIM, and LEGACY_SIM_PROFILE (legacy-sim's profile
 # words, e.g. "--abi 3.2": the broker and libshare's rounds on that older
-# ABI, the kernel's rounds as they are; issue 23's cost of the fallbacks).
+# ABI, the kernel's rounds as they are; issue 23's cost of the fallbacks),
+# and BENCH_BROKER_ARGS (more of sharebrokerd's, e.g. "--threads 1").
 # BENCH_PROFILE=DIR: a perf(1) profile of the broker for each pair of rounds
 # run (BENCH_ONLY chooses them), its libshare rounds only, and of each
 # broker start: DIR/NAME.data, NAME.txt (perf report --stdio), NAME.folded

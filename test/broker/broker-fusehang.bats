@@ -110,3 +110,30 @@ assert_others_served() {
 	[ "$(cat "$WAITING_OUT")" = "mount $S/y = ENOENT" ]
 	assert_broker_serves
 }
+
+@test "a request waiting on another serving thread than the main one: set aside all the same, ended as natively" {
+	broker_restart --threads 2     # imports the stalled mount: no lookup
+	local call keep
+	call=$(libshare_find test/shim/call)
+	# the first connection, kept, is the main thread's: the next goes to
+	# the other (door/loop.c)
+	background env LD_PRELOAD="$SHIM" "$call" umount nowhere wait "$S/go"
+	keep=$BATS_TEST_TMPDIR/bg.$((${#BG_PIDS[@]} - 1))
+	for _ in $(seq 50); do
+		grep -q ENOENT "$keep" && break
+		sleep 0.1
+	done
+	grep -q ENOENT "$keep"
+	start_waiting_bind
+	assert_others_served
+	kill -0 "$WAITING"
+	! is_mountpoint "$S/y"
+	kill -KILL "$HANG"
+	for _ in $(seq 100); do
+		kill -0 "$WAITING" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ "$(cat "$WAITING_OUT")" = "mount $S/y = ENOTCONN" ]
+	touch "$S/go"
+	assert_broker_serves
+}

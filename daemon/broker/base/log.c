@@ -84,12 +84,14 @@ void log_msg(int level, const char *fmt, ...)
 		/* a file outlives the terminal: each line says when, and who */
 		if (sink == TO_FILE && localtime_r(&now, &tm))
 			strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S ", &tm);
+		flockfile(stderr);     /* a line whole, whichever thread */
 		fprintf(stderr, "%ssharebrokerd", stamp);
 		if (sink == TO_FILE)
 			fprintf(stderr, "[%d]", (int)getpid());
 		fputs(": ", stderr);
 		vfprintf(stderr, fmt, ap);
 		fputc('\n', stderr);
+		funlockfile(stderr);
 	}
 	va_end(ap);
 }
@@ -108,9 +110,10 @@ static const char *errno_text(int err, char *buf, size_t size)
 	return buf;
 }
 
-static struct timespec since;  /* the last phase change */
-static enum phase running;
-static unsigned long long spent[PHASES];   /* ns, this request */
+/* each serving thread's request (door/loop.c) */
+static __thread struct timespec since;  /* the last phase change */
+static __thread enum phase running;
+static __thread unsigned long long spent[PHASES];   /* ns, this request */
 
 static unsigned long long ns_since(struct timespec *last)
 {

@@ -15,8 +15,11 @@
 
 /* server.c */
 int server_listen(const char *addr);
-/* tick(b): the daemon's own work, between two requests (signals.c) */
-void server_loop(struct broker *b, void (*tick)(struct broker *b));
+/* threads: how many serve the connections (loop.c; 0: one per processor,
+ * at most 4); tick(b): the daemon's own work, between two requests
+ * (signals.c) */
+void server_loop(struct broker *b, unsigned threads,
+		 void (*tick)(struct broker *b));
 
 /* mntns.c: the broker's own mount namespace, read once at start.
  * Without /proc/self/ns/mnt (a kernel without mount namespaces) every

@@ -103,7 +103,7 @@ static int serve_stop(struct request *r, uint64_t arg, char *f[LS_NFIELDS],
 	(void)f, (void)a;
 	if (arg & LS_STOP_FINAL)
 		holder_end(r->b);
-	r->b->stop = true;
+	__atomic_store_n(&r->b->stop, true, __ATOMIC_RELAXED);  /* loop.c */
 	return 0;
 }
 

@@ -103,5 +103,9 @@ void handle_import(struct broker *b, struct table *t, struct entry *e,
 int refresh_paths(struct broker *b);
 int sync_table(struct broker *b);
 bool table_changed(struct broker *b);
+/* The main thread's own watch (fd, -1: none), taken with the request's
+ * (door/loop.c); the one to poll between requests. */
+void table_watch_also(int fd);
+int table_watch_fd(const struct broker *b);
 
 #endif

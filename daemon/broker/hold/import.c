@@ -177,12 +177,29 @@ int sync_table(struct broker *b)
 
 /* The kernel flags a change of its mount table on an open mountinfo
  * (POLLPRI, since 2.6.15), once per reader: the broker keeps one open to
- * learn whether anyone else changed the table since its last request. */
+ * learn whether anyone else changed the table since its last request.
+ * A poll takes the event.  Where several threads serve (door/loop.c), the
+ * main thread waits on one of its own (also), whose event every look of
+ * a request takes too: the main thread then wakes for what no request
+ * took, and looks again under the graph's lock. */
+static int also = -1;
+
+void table_watch_also(int fd)
+{
+	also = fd;
+}
+
+int table_watch_fd(const struct broker *b)
+{
+	return also >= 0 ? also : b->watch;
+}
+
 bool table_changed(struct broker *b)
 {
-	struct pollfd p = { .fd = b->watch, .events = POLLPRI };
-	return b->watch >= 0 && poll(&p, 1, 0) > 0 &&
-	       (p.revents & (POLLPRI | POLLERR));
+	struct pollfd p[2] = { { .fd = b->watch, .events = POLLPRI },
+			       { .fd = also, .events = POLLPRI } };
+	return b->watch >= 0 && poll(p, 2, 0) > 0 &&
+	       (p[0].revents & (POLLPRI | POLLERR));
 }
 
 /* Directories renamed since the graph learned their names: the kernel

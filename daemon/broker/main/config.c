@@ -82,6 +82,12 @@ int config_set(struct config *c, const char *key, const char *value,
 	} else if (strcmp(key, "max-mounts") == 0) {
 		if (number(value, &c->max_mounts) < 0)
 			fault = "not a whole number from 1 to 4294967295";
+	} else if (strcmp(key, "threads") == 0) {
+		unsigned n;
+		if (number(value, &n) < 0 || n > 8)
+			fault = "not a whole number from 1 to 8";
+		else
+			c->threads = n;
 	} else if (strcmp(key, "log") == 0) {
 		if ((strcmp(value, "syslog") && strcmp(value, "stderr") &&
 		     value[0] != '/') || copy(c->log, sizeof c->log, value) < 0)
@@ -188,6 +194,7 @@ void config_merge(struct config *out, const struct config *over,
 #undef PICK
 	out->max_mounts = over->max_mounts ? over->max_mounts :
 			  under->max_mounts;
+	out->threads = over->threads ? over->threads : under->threads;
 	out->debug = over->debug >= 0 ? over->debug :
 		     under->debug >= 0 ? under->debug : 0;
 }
@@ -199,6 +206,10 @@ void config_print(const struct config *c, FILE *out)
 		fprintf(out, "max-mounts = %u\n", c->max_mounts);
 	else
 		fputs("# max-mounts: the kernel's fs.mount-max\n", out);
+	if (c->threads)
+		fprintf(out, "threads = %u\n", c->threads);
+	else
+		fputs("# threads: one per processor, at most 4\n", out);
 	if (*c->log)
 		fprintf(out, "log = %s\n", c->log);
 	else

@@ -26,13 +26,14 @@ struct config {
 	char log[PATH_MAX];     /* "syslog", "stderr" or an absolute path */
 	char fallback[8];       /* "enosys" or "native" (libshare(7)) */
 	unsigned max_mounts;
+	unsigned threads;       /* serving threads (door/loop.c), 1 to 8 */
 	int debug;
 };
 
 /* Nothing set. */
 void config_init(struct config *c);
-/* key (a long option's name: socket, state-dir, max-mounts, log,
- * fallback, debug) set to value, after checking it; -EINVAL with the
+/* key (a long option's name: socket, state-dir, max-mounts, threads,
+ * log, fallback, debug) set to value, after checking it; -EINVAL with the
  * reason in why ("'VALUE': what is wrong") otherwise, -ENOENT for a key
  * that is none of these. */
 int config_set(struct config *c, const char *key, const char *value,

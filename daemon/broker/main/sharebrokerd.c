@@ -2,16 +2,15 @@
  *
  *   sharebrokerd [--config FILE] [--socket ADDR] [--state-dir DIR]
  *                [--log WHERE] [--foreground] [--debug] [--max-mounts N]
- *                [--mount-table FILE] [--print-config]
+ *                [--threads N] [--mount-table FILE] [--print-config]
  *
  * Settings come from the configuration file (config.c), which the command
  * line overrides.  Without --foreground it returns once it accepts
  * requests (exit 0), or fails with a message (exit 1; 2 for a usage or
  * configuration error).  SIGTERM, SIGINT or `sharectl stop` end it; every
- * mount stays where it is.  --mount-table FILE imports FILE (mountinfo, or
- * mounts format if named .../mounts), the tests' way to the old kernels'
- * path; --no-fuse serves mount tables as snapshots, as a kernel without
- * FUSE gets them (fusetab.c).  The manual is sharebrokerd(8).
+ * mount stays where it is.  --mount-table FILE imports FILE (mountinfo,
+ * or mounts format if named .../mounts), the old kernels' path; --no-fuse
+ * serves snapshots, as without FUSE (fusetab.c).  See sharebrokerd(8).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -78,6 +77,7 @@ static void usage(FILE *out, int code)
 "      --foreground       do not detach\n"
 "      --debug            log every request\n"
 "      --max-mounts N     the mount limit (default: the kernel's fs.mount-max)\n"
+"      --threads N        serving threads, 1 to 8 (default: processors, up to 4)\n"
 "      --mount-table FILE import FILE instead of /proc/self/mountinfo\n"
 "      --print-config     print the settings in effect and exit\n"
 "      --no-fuse          serve mount tables as snapshot files, as on a\n"
@@ -111,6 +111,7 @@ static void parse(struct setup *s, int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'D' },
 		{ "max-mounts", required_argument, NULL, 'm' },
+		{ "threads", required_argument, NULL, 'T' },
 		{ "mount-table", required_argument, NULL, 't' },
 		{ "print-config", no_argument, NULL, 'P' },
 		{ "no-fuse", no_argument, NULL, 'n' },
@@ -135,13 +136,13 @@ static void parse(struct setup *s, int argc, char **argv)
 		case 'f': s->foreground = true; break;
 		case 'D': s->cli.debug = 1; break;
 		case 'm': set_cli(s, from, "max-mounts", optarg); break;
+		case 'T': set_cli(s, from, "threads", optarg); break;
 		case 't': s->table = optarg; break;
 		case 'P': s->print = true; break;
 		case 'n': s->no_fuse = true; break;
 		case 'h': usage(stdout, 0); break;
 		case 'V': printf("sharebrokerd (%s) %s\n", PACKAGE_NAME,
-				 PACKAGE_VERSION);
-			  exit(0);
+				 PACKAGE_VERSION), exit(0);
 		default: usage(stderr, EXIT_USAGE);
 		}
 	}
@@ -390,7 +391,7 @@ int main(int argc, char **argv)
 		b.g.max_mounts);
 	if (ready >= 0 && (write(ready, "ok", 2) != 2 || close(ready) < 0))
 		return EXIT_FAIL;
-	server_loop(&b, admin_tick);
+	server_loop(&b, s->cfg.threads, admin_tick);
 	close(b.listen_fd);
 	state_close(&b);
 	log_msg(LOG_INFO, "stopped: every mount stays where it is");

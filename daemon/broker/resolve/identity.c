@@ -5,7 +5,7 @@
  * can connect, hand the connection to a child and exit, and wait for a
  * privileged process to get its pid.  So the process read must be the one
  * that holds the connection's other end, before and after the reading
- * (holds()): a pid cannot be reused twice in that time.
+ * (holds.c): a pid cannot be reused twice in that time.
  *
  * Privilege is what the kernel recorded when the caller sent its request
  * (the message's SCM_CREDENTIALS: a uid the kernel checked was one of the
@@ -23,10 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
-#include <linux/sock_diag.h>
-#include <linux/unix_diag.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +48,9 @@ static bool cap(unsigned long long caps, int bit)
  * guards both. */
 static bool same_userns(int proc)
 {
-	static char mine[64];
-	static int known = -1;  /* 1: mine read; 0: no namespaces to read */
+	/* each serving thread's (door/loop.c) */
+	static __thread char mine[64];
+	static __thread int known = -1;  /* 1: read; 0: no namespaces */
 	char theirs[64];
 	ssize_t n;
 	if (known < 0) {
@@ -247,89 +244,6 @@ const char *peer_root(struct peer *p)
 	return p->root_path;
 }
 
-/* The broker's socket to the kernel's socket diagnostics, kept: one
- * query at a time, each answered before the next (sequence numbers tell
- * a late answer from the one awaited). */
-static int diag_socket(void)
-{
-	static int nl = -1;
-	if (nl < 0)
-		nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
-			    NETLINK_SOCK_DIAG);
-	return nl;
-}
-
-/* The inode of the other end of a connected AF_UNIX socket, from the
- * kernel's socket diagnostics (Linux 3.3); 0 when they cannot tell. */
-static ino_t peer_inode(int sock)
-{
-	static unsigned seq;
-	struct stat st;
-	struct {
-		struct nlmsghdr nh;
-		struct unix_diag_req r;
-	} q = { { sizeof q, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, ++seq, 0 },
-		{ .sdiag_family = AF_UNIX, .udiag_states = ~0u,
-		  .udiag_show = UDIAG_SHOW_PEER,
-		  .udiag_cookie = { ~0u, ~0u } } };
-	long buf[1024];
-	ino_t peer = 0;
-	if (fstat(sock, &st) < 0)
-		return 0;
-	q.r.udiag_ino = (unsigned)st.st_ino;
-	int nl = diag_socket();
-	ssize_t n = nl < 0 || send(nl, &q, sizeof q, 0) != sizeof q ? -1 : 0;
-	struct nlmsghdr *h = (struct nlmsghdr *)buf;
-	while (n >= 0 && (n = recv(nl, buf, sizeof buf, MSG_DONTWAIT)) >= 0 &&
-	       NLMSG_OK(h, (size_t)n) && h->nlmsg_seq != q.nh.nlmsg_seq)
-		;              /* an answer to a query given up on */
-	if (n < 0 || !NLMSG_OK(h, (size_t)n) ||
-	    h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
-		return 0;
-	struct unix_diag_msg *m = NLMSG_DATA(h);
-	int len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof *m));
-	for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, len);
-	     a = RTA_NEXT(a, len))
-		if (a->rta_type == UNIX_DIAG_PEER)
-			peer = *(unsigned *)RTA_DATA(a);
-	return peer;
-}
-
-/* Whether the process of /proc directory proc holds the socket inode ino
- * at its descriptor fd1 - 1, as the client says it does; a client that
- * does not say (fd1 0) is looked for among its first SCAN_MAX descriptors
- * only, so that a caller with thousands of them cannot make every other
- * caller wait. */
-enum { SCAN_MAX = 1024 };
-
-static bool holds(int proc, ino_t ino, uint32_t fd1)
-{
-	char path[64], link[64], want[40];
-	bool found = false;
-	int seen = 0;
-	snprintf(want, sizeof want, "socket:[%lu]", (unsigned long)ino);
-	if (fd1) {
-		snprintf(path, sizeof path, "fd/%u", fd1 - 1);
-		ssize_t n = readlinkat(proc, path, link, sizeof link - 1);
-		return n > 0 && (link[n] = '\0', strcmp(link, want) == 0);
-	}
-	int dir = openat(proc, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = dir < 0 ? NULL : fdopendir(dir);
-	if (!d && dir >= 0)
-		close(dir);
-	for (struct dirent *e; d && !found && seen++ < SCAN_MAX &&
-	     (e = readdir(d)); ) {
-		ssize_t n = readlinkat(dir, e->d_name, link, sizeof link - 1);
-		if (n > 0) {
-			link[n] = '\0';
-			found = strcmp(link, want) == 0;
-		}
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
 void peer_seen_forget(struct peer_seen *s)
 {
 	if (s->proc >= 0)
@@ -351,11 +265,11 @@ static int identify_anew(struct peer *p, int sock, const struct ucred *cred,
 	}
 	snprintf(path, sizeof path, "/proc/%d", (int)cred->pid);
 	int proc = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), err;
-	if (proc < 0 || (seen->end && !holds(proc, seen->end, fd1)))
+	if (proc < 0 || (seen->end && !peer_holds(proc, seen->end, fd1)))
 		err = -ESRCH;
 	else
 		err = peer_read(p, proc, cred->pid, tid, cred->uid, cred->gid);
-	if (!err && seen->end && !holds(proc, seen->end, fd1)) {
+	if (!err && seen->end && !peer_holds(proc, seen->end, fd1)) {
 		peer_close(p);
 		err = -ESRCH;
 	}

@@ -1,5 +1,5 @@
 /* resolve.h: the resolution room (daemon/broker/resolve/): who the caller
- * is, from the kernel alone (identity.c), and what its paths name: a walk
+ * is, from the kernel alone (identity.c, holds.c), and what its paths name: a walk
  * from its root or cwd by its own rules (resolve.c), a plain path in one
  * lookup (quickwalk.c), and lookups in filesystems whose server may never
  * answer, handed to a thread (slow.c).
@@ -11,6 +11,14 @@
 #define LS_RESOLVE_H
 
 #include "broker.h"
+
+/* holds.c */
+/* The inode of the other end of the connected AF_UNIX socket sock; 0
+ * when the kernel cannot tell (before Linux 3.3). */
+ino_t peer_inode(int sock);
+/* Whether the process of /proc directory proc holds the socket inode ino
+ * at its descriptor fd1 - 1, or (fd1 0) among its first descriptors. */
+bool peer_holds(int proc, ino_t ino, uint32_t fd1);
 
 /* identity.c */
 struct ucred;

@@ -10,8 +10,8 @@
  * broker keeps it alive by a descriptor of its root, so it never shows in
  * any mount table, the graph's import and sync never meet it, and the
  * kernel tears it down with the broker's last descriptor, a crash
- * included.  Only the broker's main thread can open its files (it names
- * the opener's root first, tabserve.c); a descriptor it hands to a caller
+ * included.  Only the broker's thread that is opening one for a caller
+ * can open its files (it names the opener's root first, tabserve.c); a descriptor it hands to a caller
  * is a read-only regular file of a mount nobody can walk to: no directory
  * to fchdir to, no ".." out of a jail.  A reopen through /proc/self/fd is
  * refused (EACCES), and so is any write.
@@ -172,7 +172,8 @@ static bool answers(struct fusetab *t, struct tabfile *f, uint64_t offset)
 
 /* A read that a rendering answers is answered from it (answers()); any
  * other waits for the main thread, which alone may read the graph.  Never
- * the main thread's own read: it would wait for itself. */
+ * the broker's own read (by the thread that opens): it would wait for the
+ * main thread, which may wait for it. */
 static void do_read(struct fusetab *t, const struct fuse_in_header *h,
 		    const struct fuse_read_in *in, size_t n)
 {
@@ -339,7 +340,7 @@ void fusetab_start(struct broker *b)
 	if (!err) {
 		pthread_mutex_init(&t->lock, NULL);
 		t->tail = &t->reads;
-		t->opener = getpid();      /* main thread: its tid is the pid */
+		t->opener = getpid();      /* till an open says its thread */
 		t->root = t->spare[0] = t->spare[1] = -1;
 		if ((t->dev = open_fuse()) < 0 ||
 		    pipe2(t->wake, O_CLOEXEC | O_NONBLOCK) < 0)

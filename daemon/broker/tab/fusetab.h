@@ -53,7 +53,8 @@ struct tabread {               /* a read waiting for a rendering */
 struct fusetab {
 	int dev;               /* /dev/fuse */
 	int root;              /* O_PATH: root of the detached mount */
-	pid_t opener;          /* the main thread: the only one that opens */
+	pid_t opener;          /* the serving thread that opens (tabserve.c):
+				  the only one whose OPEN is taken */
 	int wake[2];           /* a pipe: reads are queued */
 	unsigned minor;        /* the protocol's minor, from FUSE_INIT */
 	bool thread;           /* the FUSE thread runs (and holds this) */

@@ -59,8 +59,8 @@ static bool same_root(const struct tabfile *a, const struct tabfile *b)
 
 /* draw(), or a copy of the last rendering when it was of the same root
  * and nothing that could change it has happened since (t->gen, which
- * only the main thread changes): a table is drawn once per change, not
- * once per read. */
+ * changes only under the graph's lock, held here): a table is drawn once
+ * per change, not once per read. */
 static char *render(struct broker *b, const struct tabfile *f, size_t *n)
 {
 	struct tabfile *last = &b->tab->last;
@@ -85,14 +85,16 @@ static char *render(struct broker *b, const struct tabfile *f, size_t *n)
 	return text;
 }
 
-/* A descriptor of f's file, opened by the main thread: the FUSE thread's
- * OPEN takes the announced f (fusetab.c do_open), or f is freed.  The
+/* A descriptor of f's file, opened by this thread (the main thread's
+ * spares, a serving thread's for its caller): the FUSE thread's OPEN
+ * takes the announced f (fusetab.c do_open), or f is freed.  The
  * descriptor, or -errno. */
 static int open_announced(struct fusetab *t, struct tabfile *f)
 {
 	int fd, err;
 	pthread_mutex_lock(&t->lock);
 	t->pending = f;
+	t->opener = gettid();      /* this thread (door/loop.c) */
 	pthread_mutex_unlock(&t->lock);
 	fd = openat(t->root, f->info ? "mountinfo" : "mounts", O_RDONLY | O_CLOEXEC);
 	err = fd < 0 ? -errno : 0;
@@ -207,7 +209,7 @@ int fusetab_open(struct broker *b, struct loc root, bool info, uid_t uid,
 	f->info = info;
 	f->snap = render(b, f, &f->nsnap);
 	f->fresh = f->snap != NULL;
-	f->gen = t->gen;           /* the main thread's alone to change */
+	f->gen = t->gen;           /* changed under the graph's lock only */
 	t->spare_failed = false;
 	if ((fd = take_spare(t, f)) < 0 && (fd = open_announced(t, f)) < 0)
 		return fd;
@@ -318,10 +320,11 @@ void follow_drift(struct broker *b)
 size_t tab_loop_fds(struct broker *b, struct pollfd *p)
 {
 	size_t n = 0;
+	int w = table_watch_fd(b); /* POLLPRI: the kernel's change event */
 	if (b->tab)                /* before the loop sleeps */
 		open_spares(b->tab);
-	if (b->watch >= 0)         /* POLLPRI: the kernel's change event */
-		p[n++] = (struct pollfd){ .fd = b->watch, .events = POLLPRI };
+	if (w >= 0)
+		p[n++] = (struct pollfd){ .fd = w, .events = POLLPRI };
 	if (b->tab)
 		p[n++] = (struct pollfd){ .fd = b->tab->wake[0], .events = POLLIN };
 	return n;
@@ -329,15 +332,17 @@ size_t tab_loop_fds(struct broker *b, struct pollfd *p)
 
 /* What they said.  poll() itself took the watch's event (the kernel's
  * mounts_poll reports it once): drift is followed here, not left to
- * table_changed(). */
+ * table_changed().  The main thread's own watch (several serving
+ * threads) says only that the table changed: drift if no request took
+ * the event of the broker's watch, which is looked at now. */
 void tab_loop_events(struct broker *b, const struct pollfd *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!p[i].revents)
 			continue;
-		if (p[i].fd == b->watch)
-			follow_drift(b);
-		else
+		if (p[i].fd != table_watch_fd(b))
 			serve_reads(b);
+		else if (p[i].fd == b->watch || table_changed(b))
+			follow_drift(b);
 	}
 }
