@@ -66,7 +66,8 @@ struct fusetab {
 	struct tabfile *files;
 	struct tabfile *pending; /* the main thread's open in flight */
 	struct tabread *reads, **tail;
-	/* the main thread's own, unlocked */
+	/* under the graph's lock (door/loop.c), not lock: a serving
+	   thread's in a request, the main thread's between requests */
 	struct tabfile last;   /* its last rendering (snap), of which root,
 				  at which gen (tabserve.c render()) */
 	int spare[2];          /* a descriptor of mounts [0] and of
