@@ -23,6 +23,14 @@
  *                                      of a pipe: descriptors that are not
  *                                      a mount table, whose cost the shim
  *                                      must not change (issue 13 item 3)
+ *   mounttable-bench poll N JAIL HOW   chroot into JAIL (HOW as for read:
+ *                                      kernel or shim), open mountinfo,
+ *                                      read it, then N poll(2) and N
+ *                                      epoll_wait calls for POLLPRI,
+ *                                      timeout 0, while nothing changes;
+ *                                      with BENCH_BROKER_PID, the
+ *                                      broker's CPU time during each
+ *                                      loop (its threads', all of them)
  *   mounttable-bench notify N DIR      N mounts and umounts of a tmpfs on
  *                                      DIR, each timed from the call to the
  *                                      event (EPOLLPRI) on an open
@@ -32,11 +40,14 @@
  *                                      libshare.so preloaded the broker's
  *
  * Output: one line "ns/op T" (read: "ns/op T lines L bytes B", L and B of the
- * last read; io: "ns/op T read R poll P epoll E", T their mean; notify:
+ * last read; io: "ns/op T read R poll P epoll E", T their mean; poll:
+ * "ns/op T poll P epoll E broker_poll W broker_epoll V", T poll's, W and
+ * V the broker's CPU time per call (ns), -1 without the pid; notify:
  * "ns/op T call C missed M", T to the event, C the call alone, M events
  * not seen within a second).  Times are CLOCK_MONOTONIC over the whole
  * loop.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -206,6 +217,91 @@ static int bench_io(long n)
 	return 0;
 }
 
+/* The CPU time of the broker's threads so far, in us, or -1 without
+ * BENCH_BROKER_PID: what a FUSE request costs its FUSE thread, and
+ * anything else the broker does meanwhile (in clock ticks: a loop must
+ * last long enough to count). */
+static double broker_cpu(int task)
+{
+	char path[300], line[1024], *p;
+	unsigned long long ut, st, sum = 0;
+	DIR *d;
+	struct dirent *t;
+	if (task < 0 || !(d = fdopendir(dup(task))))
+		return -1;
+	rewinddir(d);
+	while ((t = readdir(d))) {
+		ssize_t k;
+		int fd;
+		snprintf(path, sizeof path, "%s/stat", t->d_name);
+		if (t->d_name[0] == '.' ||
+		    (fd = openat(task, path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		k = read(fd, line, sizeof line - 1);
+		close(fd);
+		line[k > 0 ? k : 0] = '\0';
+		/* after the name: state, then utime and stime are 12th, 13th */
+		if ((p = strrchr(line, ')')) &&
+		    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			   "%llu %llu", &ut, &st) == 2)
+			sum += ut + st;
+	}
+	closedir(d);
+	return sum * 1e6 / sysconf(_SC_CLK_TCK);
+}
+
+/* /proc/BENCH_BROKER_PID/task, opened before a chroot, or -1. */
+static int broker_tasks(void)
+{
+	const char *pid = getenv("BENCH_BROKER_PID");
+	char path[64];
+	if (!pid)
+		return -1;
+	snprintf(path, sizeof path, "/proc/%s/task", pid);
+	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* N polls of an open mountinfo while nothing changes: poll(2), then
+ * epoll_wait on an epoll set that holds it; the table's descriptor is
+ * opened as read opens it, before the chroot for the kernel's. */
+static int bench_poll(long n, const char *jail, const char *how)
+{
+	static char buf[1 << 16];
+	struct epoll_event e = { .events = EPOLLPRI };
+	int procfd = -1, fd, ep, task = broker_tasks();
+	double t[4], w[3];
+	if (strcmp(how, "kernel") == 0 &&
+	    (procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return die("/proc");
+	if (chroot(jail) < 0 || chdir("/") < 0)
+		return die(jail);
+	fd = procfd >= 0 ? openat(procfd, "self/mountinfo", O_RDONLY | O_CLOEXEC)
+			 : open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, buf, sizeof buf) < 0 ||
+	    (ep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) < 0)
+		return die("poll setup");
+	struct pollfd pf = { .fd = fd, .events = POLLPRI };
+	w[0] = broker_cpu(task);
+	t[0] = now_ns();
+	for (long i = 0; i < n; i++)
+		if (poll(&pf, 1, 0) != 0)
+			return die("poll: an event, or an error");
+	t[1] = now_ns();
+	w[1] = broker_cpu(task);
+	t[2] = now_ns();
+	for (long i = 0; i < n; i++)
+		if (epoll_wait(ep, &e, 1, 0) != 0)
+			return die("epoll_wait: an event, or an error");
+	t[3] = now_ns();
+	w[2] = broker_cpu(task);
+	printf("ns/op %.1f poll %.1f epoll %.1f broker_poll %.1f "
+	       "broker_epoll %.1f\n", (t[1] - t[0]) / n, (t[1] - t[0]) / n,
+	       (t[3] - t[2]) / n, w[0] < 0 ? -1 : (w[1] - w[0]) * 1e3 / n,
+	       w[0] < 0 ? -1 : (w[2] - w[1]) * 1e3 / n);
+	return 0;
+}
+
 /* The whole table again from offset 0, as a monitor reads it after an
  * event. */
 static void reread(int fd)
@@ -253,9 +349,12 @@ int main(int argc, char **argv)
 		return bench_read(atol(argv[2]), argv[3], argv[4]);
 	if (argc == 3 && strcmp(argv[1], "io") == 0)
 		return bench_io(atol(argv[2]));
+	if (argc == 5 && strcmp(argv[1], "poll") == 0)
+		return bench_poll(atol(argv[2]), argv[3], argv[4]);
 	if (argc == 4 && strcmp(argv[1], "notify") == 0)
 		return bench_notify(atol(argv[2]), argv[3]);
 	fprintf(stderr, "usage: mounttable-bench open N [FILE] | mkjail DIR N | "
-		"read N JAIL kernel|shim|broker | io N | notify N DIR\n");
+		"read N JAIL kernel|shim|broker | io N | poll N JAIL kernel|shim | "
+		"notify N DIR\n");
 	return 2;
 }

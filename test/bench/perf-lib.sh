@@ -142,6 +142,15 @@ row() {
 		print t == "-" ? "" : "  (target <= " t "x)" }'
 }
 
+# broker_cpu NAME: the broker's CPU time per call in libshare's rounds of
+# mounttable-bench poll (the kernel answers from a counter in the caller).
+broker_cpu() {
+	awk -v p="$(col broker_poll "$dir/res/$1.s")" \
+		-v e="$(col broker_epoll "$dir/res/$1.s")" 'BEGIN {
+		printf "%-30s poll(2) %8.2f us  epoll_wait %8.2f us  per call while nothing changes\n",
+			"broker CPU, libshare", p / 1000, e / 1000 }'
+}
+
 # against LABEL A B KEY TARGET: libshare's A over its B.
 against() {
 	local a b

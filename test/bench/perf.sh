@@ -20,7 +20,9 @@
 #  5. mount+umount pairs per second from 1, 4 and 16 clients
 #  3. a bind+umount and a tmpfs+umount with M unrelated mounts (BENCH_M, default
 #     "100 1000 10000"), the broker's start time and RSS at each M
-#  6. a full read of the virtual mountinfo in a jail of M mounts
+#  6. a full read of the virtual mountinfo in a jail of M mounts; an open
+#     one polled (timeout 0, POLLPRI) while nothing changes, by poll(2) and
+#     by epoll_wait, and the broker's CPU time per call of each
 # Environment: BENCH_ONLY (the items to run, default "1 2 3 4 5"; 3 runs
 # 6 too), BENCH_ROUNDS, BENCH_N (operations per round, default 100),
 # BENCH_SECS (throughput seconds per round, default 1), BENCH_M, BENCH_BIN
@@ -141,6 +143,10 @@ for m in $sizes; do
 	reads=$((200000 / m + 2))
 	tpair "read_$m" "$tab" read "$reads" "$jail"
 	row "mountinfo read, M=$m" "read_$m" ns/op 2
+	BENCH_BROKER_PID=$(broker_pid) tpair "poll_$m" "$tab" poll 20000 "$jail"
+	row "mountinfo poll(2), M=$m" "poll_$m" poll -
+	row "mountinfo epoll_wait, M=$m" "poll_$m" epoll -
+	broker_cpu "poll_$m"
 done
 first=${sizes%% *} last=${sizes##* }
 [[ $sizes ]] && {

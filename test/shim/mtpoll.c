@@ -1,7 +1,7 @@
 /* mtpoll: an open mount table as a monitor sees it (issue 13 item 3), for
  * test/shim/shim-mtpoll.bats and test/bench/run.sh.
  *
- *   mtpoll [-t MS] HOW FILE [CMD ARGS...]
+ *   mtpoll [-t MS] [-n N] HOW FILE [CMD ARGS...]
  *
  * Opens FILE (/proc/self/mountinfo: with libshare.so preloaded, the
  * broker's table) and reads it whole, then, with HOW (poll, select, epoll:
@@ -12,6 +12,8 @@
  * printed as PRI):
  *   idle:  what HOW reports before any change ("none", or the events)
  *   armed  (flushed: a test may change the table now)
+ *   spin: what N more asks of HOW with timeout 0 reported, one after
+ *         another ("none": none of them reported anything), with -n
  * runs CMD, if any, and waits until HOW reports or MS (default 2000) ms
  * pass:
  *   event: EVENTS in T ms      (T from CMD's start, or from "armed")
@@ -189,18 +191,33 @@ static double run(char **cmd)
 	return t0;
 }
 
+/* N asks with timeout 0, as a loop woken by other descriptors makes
+ * them: what they reported, all of them together. */
+static void spin(struct mon *m, long n)
+{
+	unsigned ev = 0;
+	char buf[64];
+	for (long i = 0; i < n; i++)
+		ev |= wait_event(m, 0);
+	printf("spin: %s\n", names(ev, buf, sizeof buf));
+}
+
 int main(int argc, char **argv)
 {
 	struct mon m = { .ep = -1 };
-	int ms = 2000, o = 1;
+	int ms = 2000, o, c;
+	long spins = -1;
 	char buf[64];
 	size_t n1, n2;
-	if (argc > 2 && strcmp(argv[1], "-t") == 0) {
-		ms = atoi(argv[2]);
-		o = 3;
-	}
-	if (argc < o + 2) {
-		fprintf(stderr, "usage: mtpoll [-t MS] poll|select|epoll|"
+	while ((c = getopt(argc, argv, "+t:n:")) != -1)
+		if (c == 't')
+			ms = atoi(optarg);
+		else if (c == 'n')
+			spins = atol(optarg);
+		else
+			return 2;
+	if (argc < (o = optind) + 2) {
+		fprintf(stderr, "usage: mtpoll [-t MS] [-n N] poll|select|epoll|"
 			"epoll-et|libmount FILE [CMD ARGS...]\n");
 		return 2;
 	}
@@ -210,6 +227,8 @@ int main(int argc, char **argv)
 	free(table(m.fd, false, &n1));
 	arm(&m);
 	printf("idle: %s\narmed\n", names(wait_event(&m, 0), buf, sizeof buf));
+	if (spins >= 0)
+		spin(&m, spins);
 	fflush(stdout);
 	double t0 = run(argv + o + 2);
 	unsigned ev = wait_event(&m, ms);

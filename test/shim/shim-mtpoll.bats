@@ -242,3 +242,51 @@ findmnt_after() {
 	run host cat /proc/self/mountinfo
 	[[ $output == *" SNAP "* ]]
 }
+
+# What mtpoll's lines say, times left out.
+poll_says() {
+	grep -E '^(idle|spin|event|again|fresh):' | sed 's/ in [0-9.]* ms$//'
+}
+
+@test "host: poll, select and epoll report what the kernel's table reports: nothing while nothing changes, PRI|ERR once after a mount" {
+	local how native_says shim_says
+	for how in poll select epoll; do
+		native_says=$(native "$MTPOLL" -t 300 -n 100 "$how" \
+			/proc/self/mountinfo true | poll_says)
+		shim_says=$(host "$MTPOLL" -t 300 -n 100 "$how" \
+			/proc/self/mountinfo true | poll_says)
+		echo "$how, nothing changes: kernel: $native_says; libshare: $shim_says"
+		[[ $native_says == *"event: none"* ]]
+		[ "$shim_says" = "$native_says" ]
+		native_says=$(native "$MTPOLL" -n 100 "$how" /proc/self/mountinfo \
+			mount -t tmpfs "K-$how" "$S/d" | poll_says)
+		shim_says=$(host "$MTPOLL" -n 100 "$how" /proc/self/mountinfo \
+			mount -t tmpfs "L-$how" "$S/d" | poll_says)
+		echo "$how, a mount: kernel: $native_says; libshare: $shim_says"
+		[[ $native_says == *"event: "*PRI* ]]
+		[ "$shim_says" = "$native_says" ]
+		host umount "$S/d"
+	done
+}
+
+# The broker's wakeups so far: its threads' voluntary context switches,
+# one for each FUSE request its FUSE thread takes.
+broker_wakeups() {
+	cat /proc/"$BROKER_PID"/task/*/status |
+		awk '$1 == "voluntary_ctxt_switches:" { n += $2 } END { print n }'
+}
+
+@test "jail: an open mountinfo asked 20000 times by epoll while nothing changes: nothing reported, no work for the broker" {
+	local w0 w1
+	w0=$(broker_wakeups)
+	run jail "$MTPOLL" -t 100 -n 20000 epoll /proc/self/mountinfo
+	w1=$(broker_wakeups)
+	echo "$output" | sed -n '1,5p'
+	echo "broker wakeups: $((w1 - w0))"
+	[ "$status" -eq 0 ]
+	grep -q '^spin: none$' <<<"$output"
+	grep -q '^event: none$' <<<"$output"
+	# the open, its reads, the epoll set's one ask and the close take a
+	# few; 20000 asks that each reached the broker would take thousands
+	(((w1 - w0) < 200))
+}

@@ -318,7 +318,11 @@ int policy_serve(struct request *r, uint16_t op, uint64_t arg,
 	ns_tick(b);                /* what it sees has no dead namespace */
 	if (table_changed(b))
 		follow_drift(b);
+	if (op != LS_OP_MOUNTTABLE)  /* renderings made before are stale */
+		fusetab_touched(b);
 	err = w->serve(r, arg, f, a);
+	if (op != LS_OP_MOUNTTABLE)  /* and those drawn while it ran */
+		fusetab_touched(b);
 	if (table_changed(b))      /* the broker's own changes: the kernel's */
 		fusetab_changed(b);  /* event is taken, every table is told */
 	return err;

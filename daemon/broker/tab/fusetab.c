@@ -157,10 +157,23 @@ static void do_open(struct fusetab *t, const struct fuse_in_header *h,
 	pthread_mutex_unlock(&t->lock);
 }
 
-/* A read that continues a rendering is answered from it; one from offset
- * 0 (or with no rendering yet) waits for the main thread, which alone may
- * read the graph.  Never the broker's own read (by the thread that
- * opens): it would wait for the main thread, which may wait for it. */
+/* Whether f's rendering answers a read at offset: the one made at open,
+ * for the file's first read, while nothing that could change it has
+ * happened since (it is then what the main thread would render now); past
+ * offset 0, the one an earlier read made, which this read continues. */
+static bool answers(struct fusetab *t, struct tabfile *f, uint64_t offset)
+{
+	if (f->fresh && f->gen == t->gen) {
+		f->fresh = false;
+		return true;
+	}
+	return offset > 0 && f->snap && !f->fresh;
+}
+
+/* A read that a rendering answers is answered from it (answers()); any
+ * other waits for the main thread, which alone may read the graph.  Never
+ * the broker's own read (by the thread that opens): it would wait for the
+ * main thread, which may wait for it. */
 static void do_read(struct fusetab *t, const struct fuse_in_header *h,
 		    const struct fuse_read_in *in, size_t n)
 {
@@ -169,9 +182,9 @@ static void do_read(struct fusetab *t, const struct fuse_in_header *h,
 	int err = 0;
 	pthread_mutex_lock(&t->lock);
 	f = n >= sizeof *in ? tabfile_of(t, in->fh) : NULL;
-	if (!f || h->pid == (uint32_t)t->opener) {
-		err = f ? -EIO : -EBADF;
-	} else if (in->offset > 0 && f->snap) {
+	if (!f || h->pid == (uint32_t)t->opener || !f->dir) {
+		err = f ? -EIO : -EBADF;   /* !dir: a spare, no caller's */
+	} else if (answers(t, f, in->offset)) {
 		struct tabread now = { h->unique, in->fh, in->offset, in->size,
 					 NULL };
 		reply_slice(t, &now, f);
@@ -328,7 +341,7 @@ void fusetab_start(struct broker *b)
 		pthread_mutex_init(&t->lock, NULL);
 		t->tail = &t->reads;
 		t->opener = getpid();      /* till an open says its thread */
-		t->root = -1;
+		t->root = t->spare[0] = t->spare[1] = -1;
 		if ((t->dev = open_fuse()) < 0 ||
 		    pipe2(t->wake, O_CLOEXEC | O_NONBLOCK) < 0)
 			err = -errno;

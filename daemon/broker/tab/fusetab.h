@@ -38,6 +38,9 @@ struct tabfile {               /* one open table */
 				  0: later offsets continue it, so a parse
 				  in many reads sees one table */
 	size_t nsnap;
+	bool fresh;            /* snap was made at open, at gen, and no
+				  read has taken it yet */
+	uint64_t gen;
 	UT_hash_handle hh;
 };
 
@@ -57,10 +60,21 @@ struct fusetab {
 	bool thread;           /* the FUSE thread runs (and holds this) */
 	pthread_mutex_t lock;
 	uint64_t event;        /* changes of the table so far */
+	uint64_t gen;          /* what may have changed any rendering so
+				  far: each request, each event */
 	uint64_t next_fh;
 	struct tabfile *files;
 	struct tabfile *pending; /* the main thread's open in flight */
 	struct tabread *reads, **tail;
+	/* under the graph's lock (door/loop.c), not lock: a serving
+	   thread's in a request, the main thread's between requests */
+	struct tabfile last;   /* its last rendering (snap), of which root,
+				  at which gen (tabserve.c render()) */
+	int spare[2];          /* a descriptor of mounts [0] and of
+				  mountinfo [1] opened ahead, or -1 */
+	struct tabfile *spare_f[2];  /* theirs, with no root yet */
+	bool spare_failed;     /* no more tries until a table is served */
+	bool flush_off;        /* the kernel sends no FLUSH any more */
 };
 
 int fuse_send(struct fusetab *t, uint64_t unique, int err, const void *p,

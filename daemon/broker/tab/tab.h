@@ -18,6 +18,7 @@ void fusetab_start(struct broker *b);
 int fusetab_open(struct broker *b, struct loc root, bool info, uid_t uid,
 		 int *pass);
 void fusetab_changed(struct broker *b);
+void fusetab_touched(struct broker *b);
 size_t tab_loop_fds(struct broker *b, struct pollfd *p);
 void follow_drift(struct broker *b);
 void tab_loop_events(struct broker *b, const struct pollfd *p, size_t n);
