@@ -77,7 +77,7 @@ static void usage(FILE *out, int code)
 "      --foreground       do not detach\n"
 "      --debug            log every request\n"
 "      --max-mounts N     the mount limit (default: the kernel's fs.mount-max)\n"
-"      --threads N        serving threads, 1 to 8 (default: processors, up to 4)\n"
+"      --threads N        serving threads, 1 to 8 (default: CPUs, up to 4)\n"
 "      --mount-table FILE import FILE instead of /proc/self/mountinfo\n"
 "      --print-config     print the settings in effect and exit\n"
 "      --no-fuse          serve mount tables as snapshot files, as on a\n"

@@ -1,8 +1,8 @@
 /* resolve.h: the resolution room (daemon/broker/resolve/): who the caller
- * is, from the kernel alone (identity.c, holds.c), and what its paths name: a walk
- * from its root or cwd by its own rules (resolve.c), a plain path in one
- * lookup (quickwalk.c), and lookups in filesystems whose server may never
- * answer, handed to a thread (slow.c).
+ * is, from the kernel alone (identity.c, holds.c), and what its paths
+ * name: a walk from its root or cwd by its own rules (resolve.c), a plain
+ * path in one lookup (quickwalk.c), and lookups in filesystems whose
+ * server may never answer, handed to a thread (slow.c).
  *
  * May call the hold (hold/: a descriptor's place in the graph) and the
  * ground (base/).

@@ -11,10 +11,11 @@
  * any mount table, the graph's import and sync never meet it, and the
  * kernel tears it down with the broker's last descriptor, a crash
  * included.  Only the broker's thread that is opening one for a caller
- * can open its files (it names the opener's root first, tabserve.c); a descriptor it hands to a caller
- * is a read-only regular file of a mount nobody can walk to: no directory
- * to fchdir to, no ".." out of a jail.  A reopen through /proc/self/fd is
- * refused (EACCES), and so is any write.
+ * can open its files (it names the opener's root first, tabserve.c); a
+ * descriptor it hands to a caller is a read-only regular file of a mount
+ * nobody can walk to: no directory to fchdir to, no ".." out of a jail.
+ * A reopen through /proc/self/fd is refused (EACCES), and so is any
+ * write.
  *
  * Raw protocol, no libfuse: the kernel's FUSE 7.x ABI (fuse_abi.h).  This
  * file is the FUSE thread (see fusetab.h for the split with the main
