@@ -174,9 +174,9 @@ static int take_spare(struct fusetab *t, struct tabfile *f)
 	s->fresh = f->fresh;
 	s->gen = f->gen;
 	s->seen = t->event;
+	t->spare[f->info] = -1;    /* s is the FUSE thread's once unlocked */
 	pthread_mutex_unlock(&t->lock);
 	free(f);
-	t->spare[s->info] = -1;
 	return fd;
 }
 
