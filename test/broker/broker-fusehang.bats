@@ -17,11 +17,7 @@ setup() {
 	background "$FUSEHANG" "$S/fuse"
 	HANG=$BG
 	HANG_OUT=$BATS_TEST_TMPDIR/bg.$((${#BG_PIDS[@]} - 1))
-	for _ in $(seq 50); do
-		grep -q ready "$HANG_OUT" && break
-		sleep 0.1
-	done
-	grep -q ready "$HANG_OUT"
+	wait_line "$HANG_OUT" ready
 	is_mountpoint "$S/fuse"    # made behind the broker's back
 }
 
@@ -119,11 +115,7 @@ assert_others_served() {
 	# the other (door/loop.c)
 	background env LD_PRELOAD="$SHIM" "$call" umount nowhere wait "$S/go"
 	keep=$BATS_TEST_TMPDIR/bg.$((${#BG_PIDS[@]} - 1))
-	for _ in $(seq 50); do
-		grep -q ENOENT "$keep" && break
-		sleep 0.1
-	done
-	grep -q ENOENT "$keep"
+	wait_line "$keep" ENOENT
 	start_waiting_bind
 	assert_others_served
 	kill -0 "$WAITING"

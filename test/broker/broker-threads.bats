@@ -31,12 +31,7 @@ serving() {
 keep_one() {
 	background env LD_PRELOAD="$SHIM" "$CALL" umount nowhere wait "$S/go"
 	KEEPER=$BG
-	for _ in $(seq 50); do
-		grep -q ENOENT "$BATS_TEST_TMPDIR/bg.$((${#BG_PIDS[@]} - 1))" &&
-			return 0
-		sleep 0.1
-	done
-	return 1
+	wait_line "$BATS_TEST_TMPDIR/bg.$((${#BG_PIDS[@]} - 1))" ENOENT
 }
 
 @test "--threads N: N threads serve, one of them the main thread; 1 is the one loop of old" {

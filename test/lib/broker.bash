@@ -218,6 +218,18 @@ wait_file() {
 	return 1
 }
 
+# Waits up to 5 seconds for a line matching PATTERN in FILE (a background
+# process's output).
+wait_line() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q "$2" "$1" && return 0
+		sleep 0.05
+	done
+	echo "never said '$2': $1" >&2
+	return 1
+}
+
 # ---- running things -------------------------------------------------------
 
 # CMD on the host, its mount-family calls forwarded to the broker.
